@@ -1,0 +1,889 @@
+package rpcid
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Parse parses data, the JSON text of one id, as it appears as the value of
+// an "id" member: one JSON value (RFC 8259 section 3) with optional JSON
+// whitespace (space, tab, line feed, carriage return; section 2) before and
+// after it. Parse does not retain data.
+//
+// The kind follows the rule in the package documentation: null is KindNull;
+// a number with an exact integer value within int64 is KindInt, however it is
+// spelled; any other number is KindNumber and keeps its text; a string is
+// KindString, with its escapes resolved.
+//
+// The error, an *Error, wraps
+//   - ErrSyntax when data is empty, is not JSON, or holds more than one value;
+//   - ErrInvalidUTF8 when a string holds invalid UTF-8 or a \u escape of a
+//     lone surrogate;
+//   - ErrType when data is valid JSON but an object, array, true or false;
+//   - ErrRange when data is a non-zero number whose exponent has 19 or more
+//     significant digits.
+//
+// Parse allocates nothing for null, integers and strings that spell an
+// int64 canonically, one string for other strings and for KindNumber.
+func Parse(data []byte) (ID, error) {
+	if n, ok := parseSmallInt(data); ok {
+		return Int(n), nil
+	}
+	var v view
+	if flt := v.scan(data); flt.err != nil {
+		return ID{}, newError("Parse", data, flt.off, flt.err, flt.detail)
+	}
+	return v.id(), nil
+}
+
+// MustParse is like Parse but panics if s cannot be parsed. It is meant for
+// ids written in programs and tests.
+func MustParse(s string) ID {
+	id, err := Parse([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// UnmarshalJSON sets *id to the id in data, as Parse does; on error *id is
+// unchanged. encoding/json calls it with "null" for a null member, which
+// gives KindNull, and does not call it for a missing member, which leaves
+// the ID absent. The error is an *Error (Func "UnmarshalJSON") wrapping the
+// sentinels listed at Parse.
+func (id *ID) UnmarshalJSON(data []byte) error {
+	if n, ok := parseSmallInt(data); ok {
+		*id = Int(n)
+		return nil
+	}
+	var v view
+	if flt := v.scan(data); flt.err != nil {
+		return newError("UnmarshalJSON", data, flt.off, flt.err, flt.detail)
+	}
+	*id = v.id()
+	return nil
+}
+
+// MarshalJSON returns the JSON spelling of id, as AppendJSON writes it. The
+// zero ID has none: MarshalJSON returns an *Error wrapping ErrType for it.
+// To leave an absent id out of a struct, use the omitzero option (Go 1.24)
+// or a pointer.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.f == formAbsent {
+		return nil, &Error{Func: "MarshalJSON", Err: ErrType, detail: "absent id has no JSON value"}
+	}
+	return id.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the JSON spelling of id to b and returns the extended
+// buffer. It appends nothing for the zero ID. Integers are written in
+// canonical decimal, KindNumber ids with their text as received, and strings
+// with the escapes JSON requires (quotation mark, reverse solidus, and
+// control characters below U+0020, using \b \f \n \r \t where they exist and
+// \u00XX otherwise) and no others: other bytes, including U+007F and
+// non-ASCII UTF-8, are written as they are. The result is valid JSON (RFC
+// 8259) that Parse turns back into an ID == id.
+func (id ID) AppendJSON(b []byte) []byte {
+	switch id.f {
+	case formNull:
+		return append(b, "null"...)
+	case formInt:
+		return strconv.AppendInt(b, id.n, 10)
+	case formNumber:
+		return append(b, id.s[:id.n]...)
+	case formIntString:
+		b = append(b, '"')
+		b = strconv.AppendInt(b, id.n, 10)
+		return append(b, '"')
+	case formString:
+		return appendQuoted(b, id.s)
+	}
+	return b
+}
+
+// appendQuoted appends s as a JSON string. s is valid UTF-8 (String and
+// Parse make sure of it).
+func appendQuoted(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// FromAny converts an id held in a Go value, as encoding/json and SDKs hand
+// ids over, to an ID:
+//   - nil is KindNull;
+//   - a string is String(s);
+//   - a json.Number or json.RawMessage is parsed as Parse does; a json.Number
+//     must hold a JSON number;
+//   - every Go integer type gives KindInt, except a uint, uint64 or uintptr
+//     above math.MaxInt64, which gives KindNumber with its decimal spelling;
+//   - a float64 or float32 that is an integer within int64 gives KindInt;
+//     another finite one gives KindNumber spelled in the shortest decimal
+//     that reads back as the same float (strconv 'g', -1);
+//   - an ID is returned as it is.
+//
+// The error, an *Error with Func "FromAny", wraps ErrRange for a NaN or
+// infinite float, ErrType for any other type (bool, maps, slices, structs,
+// pointers), and the errors of Parse for a json.Number or json.RawMessage
+// (ErrSyntax for a json.Number that is not a JSON number).
+func FromAny(v any) (ID, error) {
+	switch x := v.(type) {
+	case nil:
+		return Null(), nil
+	case ID:
+		return x, nil
+	case string:
+		return String(x), nil
+	case json.Number:
+		id, err := Parse([]byte(x))
+		if err != nil {
+			err.(*Error).Func = "FromAny"
+			return ID{}, err
+		}
+		if k := id.Kind(); k != KindInt && k != KindNumber {
+			return ID{}, newError("FromAny", string(x), 0, ErrSyntax, "json.Number is not a JSON number")
+		}
+		return id, nil
+	case json.RawMessage:
+		id, err := Parse(x)
+		if err != nil {
+			err.(*Error).Func = "FromAny"
+		}
+		return id, err
+	case int:
+		return Int(int64(x)), nil
+	case int8:
+		return Int(int64(x)), nil
+	case int16:
+		return Int(int64(x)), nil
+	case int32:
+		return Int(int64(x)), nil
+	case int64:
+		return Int(x), nil
+	case uint:
+		return fromUint64(uint64(x)), nil
+	case uint8:
+		return Int(int64(x)), nil
+	case uint16:
+		return Int(int64(x)), nil
+	case uint32:
+		return Int(int64(x)), nil
+	case uint64:
+		return fromUint64(x), nil
+	case uintptr:
+		return fromUint64(uint64(x)), nil
+	case float64:
+		return fromFloat(x, 64)
+	case float32:
+		return fromFloat(float64(x), 32)
+	}
+	return ID{}, &Error{Func: "FromAny", Err: ErrType, detail: "Go type is not a JSON string, number or null"}
+}
+
+func fromUint64(u uint64) ID {
+	if u <= math.MaxInt64 {
+		return Int(int64(u))
+	}
+	var buf [20]byte
+	id, _ := Parse(strconv.AppendUint(buf[:0], u, 10))
+	return id
+}
+
+func fromFloat(f float64, bitSize int) (ID, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return ID{}, newError("FromAny", strconv.FormatFloat(f, 'g', -1, 64), 0, ErrRange, "NaN and infinity are not JSON numbers")
+	}
+	// -2^63 and 2^63 are exact as floats; every float in [-2^63, 2^63) with
+	// no fractional part converts to int64 exactly.
+	if f >= -(1<<63) && f < 1<<63 && f == math.Trunc(f) {
+		return Int(int64(f)), nil
+	}
+	var buf [32]byte
+	return Parse(strconv.AppendFloat(buf[:0], f, 'g', -1, bitSize))
+}
+
+// parseSmallInt is the fast path of Parse for the commonest id: a plain
+// JSON integer of at most 18 digits and nothing else, which always fits in
+// an int64.
+func parseSmallInt(data []byte) (int64, bool) {
+	s := data
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 18 || s[0] == '0' && len(s) > 1 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range s {
+		c -= '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// canonicalInt reports whether s is the canonical decimal spelling of an
+// int64, 0|-?[1-9][0-9]* in ASCII, and returns its value.
+func canonicalInt[T string | []byte](s T) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	i := 0
+	if s[0] == '-' {
+		i = 1
+	}
+	if i == len(s) || s[i] == '0' {
+		return 0, len(s) == 1 && s[0] == '0'
+	}
+	if len(s)-i > 19 {
+		return 0, false
+	}
+	var u uint64
+	for ; i < len(s); i++ {
+		c := s[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(c) // at most 19 digits: no overflow
+	}
+	if s[0] == '-' {
+		if u > 1<<63 {
+			return 0, false
+		}
+		return -int64(u), true
+	}
+	if u > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(u), true
+}
+
+// fault is a scanning error before it becomes an *Error: Parse builds one,
+// Pending.TakeJSON does not need one.
+type fault struct {
+	err    error // sentinel; nil means no fault
+	off    int
+	detail string
+}
+
+// view is one scanned id, referring to the input bytes. id turns it into an
+// ID, allocating only what must outlive the input.
+type view struct {
+	f   form
+	n   int64  // formInt, formIntString
+	raw []byte // formString: contents between the quotes; formNumber: text
+	// esc reports whether raw (formString) holds escapes; declen is then the
+	// length in bytes of the decoded contents.
+	esc    bool
+	declen int
+	key    numberKey // formNumber
+}
+
+// numberKey is the canonical spelling of a KindNumber: an optional minus
+// sign, the significant digits d1 followed by d2 (the digits before and after
+// the decimal point, without leading or trailing zeros), and, unless it is
+// 0, the exponent: -?[1-9]([0-9]*[1-9])?(e-?[1-9][0-9]*)?. Two numbers have
+// the same key exactly when they have the same mathematical value.
+type numberKey struct {
+	neg    bool
+	d1, d2 []byte
+	exp    int64
+}
+
+func (k *numberKey) appendTo(b []byte) []byte {
+	if k.neg {
+		b = append(b, '-')
+	}
+	b = append(b, k.d1...)
+	b = append(b, k.d2...)
+	if k.exp != 0 {
+		b = append(b, 'e')
+		b = strconv.AppendInt(b, k.exp, 10)
+	}
+	return b
+}
+
+func (k *numberKey) writeTo(sb *strings.Builder) {
+	var buf [24]byte
+	if k.neg {
+		sb.WriteByte('-')
+	}
+	sb.Write(k.d1)
+	sb.Write(k.d2)
+	if k.exp != 0 {
+		sb.WriteByte('e')
+		sb.Write(strconv.AppendInt(buf[:0], k.exp, 10))
+	}
+}
+
+func (k *numberKey) len() int {
+	n := len(k.d1) + len(k.d2)
+	if k.neg {
+		n++
+	}
+	if k.exp != 0 {
+		var buf [24]byte
+		n += 1 + len(strconv.AppendInt(buf[:0], k.exp, 10))
+	}
+	return n
+}
+
+// id returns the ID that v describes.
+func (v *view) id() ID {
+	switch v.f {
+	case formString:
+		if !v.esc {
+			return ID{s: string(v.raw), f: formString}
+		}
+		var sb strings.Builder
+		sb.Grow(v.declen)
+		unescape(&sb, v.raw)
+		s := sb.String()
+		if n, ok := canonicalInt(s); ok {
+			return ID{n: n, f: formIntString}
+		}
+		return ID{s: s, f: formString}
+	case formNumber:
+		var sb strings.Builder
+		sb.Grow(len(v.raw) + v.key.len())
+		sb.Write(v.raw)
+		v.key.writeTo(&sb)
+		return ID{s: sb.String(), n: int64(len(v.raw)), f: formNumber}
+	}
+	return ID{n: v.n, f: v.f}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// scan parses data as one id value with optional whitespace around it. Faults
+// of syntax are reported at the first byte that cannot be accepted; a
+// value's type (ErrType) or range (ErrRange) is reported only when all of
+// data is valid JSON.
+func (v *view) scan(data []byte) fault {
+	i := 0
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	if i == len(data) {
+		return fault{ErrSyntax, i, "no value"}
+	}
+	start := i
+	var sem fault // semantic fault, reported if the syntax is right
+	switch c := data[i]; {
+	case c == '"':
+		var flt fault
+		i, flt = v.scanString(data, i)
+		if flt.err != nil {
+			return flt
+		}
+	case c == '-' || c-'0' <= 9:
+		i, sem = v.scanNumber(data, i)
+		if sem.err == ErrSyntax {
+			return sem
+		}
+	case c == 'n':
+		if !hasLiteral(data[i:], "null") {
+			return fault{ErrSyntax, literalFault(data, i, "null"), "invalid literal"}
+		}
+		v.f = formNull
+		i += 4
+	case c == 't' || c == 'f':
+		lit := "true"
+		if c == 'f' {
+			lit = "false"
+		}
+		if !hasLiteral(data[i:], lit) {
+			return fault{ErrSyntax, literalFault(data, i, lit), "invalid literal"}
+		}
+		i += len(lit)
+		sem = fault{ErrType, start, lit + " cannot be an id"}
+	case c == '{' || c == '[':
+		var flt fault
+		if i, flt = skipComposite(data, i); flt.err != nil {
+			return flt
+		}
+		sem = fault{ErrType, start, "object or array cannot be an id"}
+		if c == '{' {
+			sem.detail = "object cannot be an id"
+		} else {
+			sem.detail = "array cannot be an id"
+		}
+	default:
+		return fault{ErrSyntax, i, "invalid character " + quoteByte(c) + " at start of value"}
+	}
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	if i != len(data) {
+		return fault{ErrSyntax, i, "invalid character " + quoteByte(data[i]) + " after value"}
+	}
+	return sem
+}
+
+func quoteByte(c byte) string {
+	if c < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(c))
+	}
+	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
+}
+
+func hasLiteral(b []byte, lit string) bool {
+	return len(b) >= len(lit) && string(b[:len(lit)]) == lit
+}
+
+// literalFault returns the offset of the first byte of data[i:] that
+// departs from lit.
+func literalFault(data []byte, i int, lit string) int {
+	j := 0
+	for j < len(lit) && i+j < len(data) && data[i+j] == lit[j] {
+		j++
+	}
+	return i + j
+}
+
+// scanNumber scans the JSON number starting at data[i] and fills v as
+// formInt or formNumber. It returns the offset after the number. The fault
+// is ErrSyntax for a malformed number, or ErrRange for a number this package
+// does not compute with; with ErrRange the returned offset is still the end
+// of the number so that the caller can check the syntax of the rest.
+//
+// The grammar is RFC 8259 section 6:
+//
+//	number = [ minus ] int [ frac ] [ exp ]
+//	int    = zero / ( digit1-9 *DIGIT )
+//	frac   = decimal-point 1*DIGIT
+//	exp    = e [ minus / plus ] 1*DIGIT
+func (v *view) scanNumber(data []byte, i int) (int, fault) {
+	start := i
+	neg := data[i] == '-'
+	if neg {
+		i++
+	}
+	intStart := i
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && data[i]-'1' <= 8:
+		for i < len(data) && data[i]-'0' <= 9 {
+			i++
+		}
+	default:
+		return i, fault{ErrSyntax, i, "number needs a digit"}
+	}
+	intEnd := i
+	fracStart, fracEnd := i, i
+	if i < len(data) && data[i] == '.' {
+		i++
+		fracStart = i
+		for i < len(data) && data[i]-'0' <= 9 {
+			i++
+		}
+		if i == fracStart {
+			return i, fault{ErrSyntax, i, "number needs a digit after the decimal point"}
+		}
+		fracEnd = i
+	}
+	var exp int64
+	expStart, expBig := i, false
+	if i < len(data) && data[i]|0x20 == 'e' {
+		i++
+		expNeg := false
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			expNeg = data[i] == '-'
+			i++
+		}
+		digits := i
+		for i < len(data) && data[i] == '0' {
+			i++
+		}
+		sig := i
+		for i < len(data) && data[i]-'0' <= 9 {
+			if i-sig < 18 {
+				exp = exp*10 + int64(data[i]-'0')
+			} else {
+				expBig = true
+			}
+			i++
+		}
+		if i == digits {
+			return i, fault{ErrSyntax, i, "number needs a digit in the exponent"}
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	end := i
+	v.raw = data[start:end]
+
+	// The value is digits × 10^(exp - len(frac)), where digits is the
+	// integer spelled by int and frac together. Find its significant digits.
+	intDigits, fracDigits := data[intStart:intEnd], data[fracStart:fracEnd]
+	lo := firstNonZero(intDigits)
+	var d1, d2 []byte // significant digits: a tail of int, then a head of frac
+	if lo < len(intDigits) {
+		d1 = intDigits[lo:]
+		d2 = fracDigits
+	} else {
+		d2 = fracDigits[firstNonZero(fracDigits):]
+	}
+	// Trailing zeros: strip them from d2, then (if d2 is empty) from d1.
+	tz := 0
+	if len(d2) > 0 {
+		n := lastNonZero(d2) + 1
+		tz = len(d2) - n
+		d2 = d2[:n]
+	}
+	scale := -int64(len(fracDigits)) + int64(tz)
+	if len(d2) == 0 && len(d1) > 0 {
+		n := lastNonZero(d1) + 1
+		scale += int64(len(d1) - n)
+		d1 = d1[:n]
+	}
+	if len(d1) == 0 && len(d2) == 0 {
+		// Zero, whatever the sign and exponent: -0, 0.0, 0e99999999999999999999.
+		v.f, v.n = formInt, 0
+		return end, fault{}
+	}
+	if expBig {
+		return end, fault{ErrRange, expStart, "exponent has 19 or more significant digits"}
+	}
+	e := exp + scale
+	nd := int64(len(d1) + len(d2))
+	if e >= 0 && nd+e <= 19 {
+		// An integer of at most 19 digits: it fits in a uint64.
+		var u uint64
+		for _, c := range d1 {
+			u = u*10 + uint64(c-'0')
+		}
+		for _, c := range d2 {
+			u = u*10 + uint64(c-'0')
+		}
+		for z := e; z > 0; z-- {
+			u *= 10
+		}
+		if neg && u <= 1<<63 {
+			v.f, v.n = formInt, -int64(u)
+			return end, fault{}
+		}
+		if !neg && u <= math.MaxInt64 {
+			v.f, v.n = formInt, int64(u)
+			return end, fault{}
+		}
+	}
+	v.f = formNumber
+	v.key = numberKey{neg: neg, d1: d1, d2: d2, exp: e}
+	return end, fault{}
+}
+
+// firstNonZero returns the index of the first byte of b that is not '0',
+// or len(b).
+func firstNonZero(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] == '0' {
+		i++
+	}
+	return i
+}
+
+// lastNonZero returns the index of the last byte of b that is not '0', or -1.
+func lastNonZero(b []byte) int {
+	i := len(b) - 1
+	for i >= 0 && b[i] == '0' {
+		i--
+	}
+	return i
+}
+
+// scanString scans the JSON string whose opening quotation mark is at
+// data[i] and fills v as formString or formIntString. It returns the offset
+// after the closing quotation mark. The contents are checked as RFC 8259
+// section 7 and 8 require: no unescaped control characters, valid escapes,
+// valid UTF-8, and no \u escape of a lone surrogate.
+func (v *view) scanString(data []byte, i int) (int, fault) {
+	i++
+	start := i
+	// Fast path: printable ASCII without escapes.
+	for i < len(data) && data[i] >= 0x20 && data[i] < utf8.RuneSelf && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	if i < len(data) && data[i] == '"' {
+		raw := data[start:i]
+		if n, ok := canonicalInt(raw); ok {
+			v.f, v.n = formIntString, n
+		} else {
+			v.f, v.raw, v.esc = formString, raw, false
+		}
+		return i + 1, fault{}
+	}
+	declen := i - start
+	esc := false
+	for {
+		if i >= len(data) {
+			return i, fault{ErrSyntax, i, "unterminated string"}
+		}
+		c := data[i]
+		switch {
+		case c == '"':
+			v.f, v.raw, v.esc, v.declen = formString, data[start:i], esc, declen
+			if !esc {
+				if n, ok := canonicalInt(v.raw); ok {
+					v.f, v.n = formIntString, n
+				}
+			}
+			return i + 1, fault{}
+		case c < 0x20:
+			return i, fault{ErrSyntax, i, "control character in string"}
+		case c == '\\':
+			esc = true
+			r, size, flt := readEscape(data, i)
+			if flt.err != nil {
+				return i, flt
+			}
+			declen += utf8.RuneLen(r)
+			i += size
+		case c < utf8.RuneSelf:
+			declen++
+			i++
+		default:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, fault{ErrInvalidUTF8, i, "invalid UTF-8 byte 0x" + strconv.FormatUint(uint64(c), 16) + " in string"}
+			}
+			declen += size
+			i += size
+		}
+	}
+}
+
+// readEscape reads the escape sequence at data[i], which is a backslash, and
+// returns the rune it stands for and its length in bytes. A surrogate pair
+// (two \u escapes) is read as one rune.
+func readEscape(data []byte, i int) (rune, int, fault) {
+	if i+1 >= len(data) {
+		return 0, 0, fault{ErrSyntax, len(data), "unterminated string"}
+	}
+	switch data[i+1] {
+	case '"', '\\', '/':
+		return rune(data[i+1]), 2, fault{}
+	case 'b':
+		return '\b', 2, fault{}
+	case 'f':
+		return '\f', 2, fault{}
+	case 'n':
+		return '\n', 2, fault{}
+	case 'r':
+		return '\r', 2, fault{}
+	case 't':
+		return '\t', 2, fault{}
+	case 'u':
+		r, flt := readHex4(data, i+2)
+		if flt.err != nil {
+			return 0, 0, flt
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, 6, fault{}
+		}
+		if r < 0xDC00 && i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
+			r2, flt := readHex4(data, i+8)
+			if flt.err != nil {
+				return 0, 0, flt
+			}
+			if r2 >= 0xDC00 && r2 <= 0xDFFF {
+				return utf16.DecodeRune(r, r2), 12, fault{}
+			}
+		}
+		return 0, 0, fault{ErrInvalidUTF8, i, "lone surrogate escape in string"}
+	}
+	return 0, 0, fault{ErrSyntax, i + 1, "invalid escape in string"}
+}
+
+// readHex4 reads four hexadecimal digits at data[i].
+func readHex4(data []byte, i int) (rune, fault) {
+	var r rune
+	for j := i; j < i+4; j++ {
+		if j >= len(data) {
+			return 0, fault{ErrSyntax, j, "unterminated string"}
+		}
+		c := data[j]
+		switch {
+		case c-'0' <= 9:
+			r = r<<4 | rune(c-'0')
+		case c|0x20-'a' <= 5:
+			r = r<<4 | rune(c|0x20-'a'+10)
+		default:
+			return 0, fault{ErrSyntax, j, "invalid \\u escape in string"}
+		}
+	}
+	return r, fault{}
+}
+
+// unescape writes the decoded contents of raw, the checked contents of a
+// JSON string between its quotation marks, to sb.
+func unescape(sb *strings.Builder, raw []byte) {
+	for i := 0; i < len(raw); {
+		j := i
+		for j < len(raw) && raw[j] != '\\' {
+			j++
+		}
+		sb.Write(raw[i:j])
+		if j == len(raw) {
+			return
+		}
+		r, size, _ := readEscape(raw, j)
+		sb.WriteRune(r)
+		i = j + size
+	}
+}
+
+// skipComposite checks the object or array starting at data[i] and returns
+// the offset after it. It keeps its own stack, so deep nesting cannot
+// exhaust the goroutine stack.
+func skipComposite(data []byte, i int) (int, fault) {
+	var stack []byte // open '{' and '[' in order
+	var v view
+	for {
+		// At the start of a value.
+		for i < len(data) && isSpace(data[i]) {
+			i++
+		}
+		if i >= len(data) {
+			return i, fault{ErrSyntax, i, "unexpected end of input"}
+		}
+		var flt fault
+		switch c := data[i]; {
+		case c == '{' || c == '[':
+			stack = append(stack, c)
+			i++
+			for i < len(data) && isSpace(data[i]) {
+				i++
+			}
+			if i < len(data) && data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+				stack = stack[:len(stack)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i, flt = skipMemberName(data, i); flt.err != nil {
+					return i, flt
+				}
+			}
+			continue
+		case c == '"':
+			i, flt = v.scanString(data, i)
+		case c == '-' || c-'0' <= 9:
+			i, flt = v.scanNumber(data, i)
+			if flt.err == ErrRange {
+				flt = fault{}
+			}
+		case c == 'n' || c == 't' || c == 'f':
+			lit := "null"
+			if c == 't' {
+				lit = "true"
+			} else if c == 'f' {
+				lit = "false"
+			}
+			if !hasLiteral(data[i:], lit) {
+				return i, fault{ErrSyntax, literalFault(data, i, lit), "invalid literal"}
+			}
+			i += len(lit)
+		default:
+			return i, fault{ErrSyntax, i, "invalid character " + quoteByte(c) + " at start of value"}
+		}
+		if flt.err != nil {
+			return i, flt
+		}
+		// After a value: close containers or find the next element.
+		for {
+			if len(stack) == 0 {
+				return i, fault{}
+			}
+			for i < len(data) && isSpace(data[i]) {
+				i++
+			}
+			if i >= len(data) {
+				return i, fault{ErrSyntax, i, "unexpected end of input"}
+			}
+			top := stack[len(stack)-1]
+			if data[i] == top+2 {
+				stack = stack[:len(stack)-1]
+				i++
+				continue
+			}
+			if data[i] != ',' {
+				return i, fault{ErrSyntax, i, "invalid character " + quoteByte(data[i]) + " after element"}
+			}
+			i++
+			if top == '{' {
+				for i < len(data) && isSpace(data[i]) {
+					i++
+				}
+				if i, flt = skipMemberName(data, i); flt.err != nil {
+					return i, flt
+				}
+			}
+			break
+		}
+	}
+}
+
+// skipMemberName checks an object member's name and the name separator at
+// data[i] and returns the offset after the separator.
+func skipMemberName(data []byte, i int) (int, fault) {
+	if i >= len(data) || data[i] != '"' {
+		if i >= len(data) {
+			return i, fault{ErrSyntax, i, "unexpected end of input"}
+		}
+		return i, fault{ErrSyntax, i, "object member name must be a string"}
+	}
+	var v view
+	i, flt := v.scanString(data, i)
+	if flt.err != nil {
+		return i, flt
+	}
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	if i >= len(data) || data[i] != ':' {
+		if i >= len(data) {
+			return i, fault{ErrSyntax, i, "unexpected end of input"}
+		}
+		return i, fault{ErrSyntax, i, "expected ':' after object member name"}
+	}
+	return i + 1, fault{}
+}

@@ -1,0 +1,102 @@
+package rpcid
+
+import (
+	"errors"
+	"strconv"
+)
+
+// The sentinel errors. Every error returned by this package is an *Error
+// whose Err field is one of these, so callers test with errors.Is.
+var (
+	// ErrSyntax reports input that is not one JSON value (RFC 8259)
+	// surrounded by optional JSON whitespace: empty input, a malformed
+	// literal, number or string, or a second value after the first.
+	ErrSyntax = errors.New("invalid JSON")
+
+	// ErrInvalidUTF8 reports a JSON string whose contents are not valid
+	// UTF-8 (RFC 8259 section 8.1), or that contains a \u escape of a lone
+	// UTF-16 surrogate (section 8.2). encoding/json accepts both and
+	// silently replaces them with U+FFFD; an id changed that way would match
+	// the wrong request, so this package refuses them.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8 in string")
+
+	// ErrType reports a value that is valid JSON but cannot be used as an
+	// id where it appears: an object, array, true or false anywhere (JSON-RPC
+	// 2.0 section 4 allows only a string, number or null), and a null or
+	// absent id where a request must be correlated (Pending.Add) or a JSON
+	// value must be written (MarshalJSON of the zero ID).
+	ErrType = errors.New("value cannot be an id")
+
+	// ErrRange reports a number this package refuses to compute with: a
+	// non-zero number whose exponent, written after e or E, has 19 or more
+	// significant digits, or a float NaN or infinity given to FromAny.
+	ErrRange = errors.New("number out of range")
+
+	// ErrDuplicate reports a Pending.Add of an id Equal to one already pending.
+	// JSON-RPC 2.0 leaves ids in flight unmatched otherwise; MCP requires
+	// that a request id is not reused within a session.
+	ErrDuplicate = errors.New("id already pending")
+)
+
+// maxErrorInput is how many bytes of the input an Error keeps, at most.
+const maxErrorInput = 64
+
+// Error describes why an id could not be parsed, converted or added. It
+// never holds on to the caller's buffer: Input is a copy of at most 64 bytes.
+type Error struct {
+	// Func names the operation that failed: "Parse", "FromAny",
+	// "UnmarshalJSON", "MarshalJSON" or "Pending.Add".
+	Func string
+
+	// Input is a copy of the first 64 bytes (at most) of the input that
+	// failed, for the message. For Pending.Add it is the id's JSON spelling.
+	Input string
+
+	// Offset is the byte offset in the input where the fault was found:
+	// the first byte that could not be accepted, or the length of the input
+	// when it ended too soon. It is 0 for faults that concern the whole value.
+	Offset int
+
+	// Err is the sentinel: ErrSyntax, ErrInvalidUTF8, ErrType, ErrRange or
+	// ErrDuplicate.
+	Err error
+
+	// detail says what was wrong in words, for the message.
+	detail string
+}
+
+// Error returns a message of the form
+//
+//	rpcid: Parse "01x": after top-level value at byte offset 2: invalid JSON
+func (e *Error) Error() string {
+	b := make([]byte, 0, 64+len(e.Input)+len(e.detail))
+	b = append(b, "rpcid: "...)
+	b = append(b, e.Func...)
+	b = append(b, ' ')
+	b = strconv.AppendQuote(b, e.Input)
+	if len(e.Input) == maxErrorInput {
+		b = append(b, "..."...)
+	}
+	b = append(b, ": "...)
+	if e.detail != "" {
+		b = append(b, e.detail...)
+		b = append(b, " at byte offset "...)
+	} else {
+		b = append(b, "at byte offset "...)
+	}
+	b = strconv.AppendInt(b, int64(e.Offset), 10)
+	b = append(b, ": "...)
+	b = append(b, e.Err.Error()...)
+	return string(b)
+}
+
+// Unwrap returns e.Err, so that errors.Is(err, ErrSyntax) and the like work.
+func (e *Error) Unwrap() error { return e.Err }
+
+// newError builds an *Error, copying a bounded prefix of input.
+func newError[T string | []byte](fn string, input T, off int, sentinel error, detail string) *Error {
+	if len(input) > maxErrorInput {
+		input = input[:maxErrorInput]
+	}
+	return &Error{Func: fn, Input: string(input), Offset: off, Err: sentinel, detail: detail}
+}
