@@ -3,6 +3,7 @@ package rpcid
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -74,7 +75,7 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 // or a pointer.
 func (id ID) MarshalJSON() ([]byte, error) {
 	if id.f == formAbsent {
-		return nil, &Error{Func: "MarshalJSON", Err: ErrType, detail: "absent id has no JSON value"}
+		return nil, &Error{Func: "MarshalJSON", Offset: -1, Err: ErrType, detail: "absent id has no JSON value"}
 	}
 	return id.AppendJSON(nil), nil
 }
@@ -207,7 +208,7 @@ func FromAny(v any) (ID, error) {
 	case float32:
 		return fromFloat(float64(x), 32)
 	}
-	return ID{}, &Error{Func: "FromAny", Err: ErrType, detail: "Go type is not a JSON string, number or null"}
+	return ID{}, &Error{Func: "FromAny", Offset: -1, Err: ErrType, detail: "Go type " + reflect.TypeOf(v).String() + " is not a JSON string, number or null"}
 }
 
 func fromUint64(u uint64) ID {
@@ -221,7 +222,7 @@ func fromUint64(u uint64) ID {
 
 func fromFloat(f float64, bitSize int) (ID, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return ID{}, newError("FromAny", strconv.FormatFloat(f, 'g', -1, 64), 0, ErrRange, "NaN and infinity are not JSON numbers")
+		return ID{}, newError("FromAny", strconv.FormatFloat(f, 'g', -1, 64), -1, ErrRange, "NaN and infinity are not JSON numbers")
 	}
 	// -2^63 and 2^63 are exact as floats; every float in [-2^63, 2^63) with
 	// no fractional part converts to int64 exactly.

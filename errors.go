@@ -53,8 +53,11 @@ type Error struct {
 	Input string
 
 	// Offset is the byte offset in the input where the fault was found:
-	// the first byte that could not be accepted, or the length of the input
-	// when it ended too soon. It is 0 for faults that concern the whole value.
+	// the first byte that could not be accepted, the first byte of a value
+	// of the wrong type or of an exponent out of range, or the length of the
+	// input when it ended too soon. It is -1 when the fault is not in JSON
+	// text: a Go value given to FromAny, an ID given to Pending.Add or
+	// MarshalJSON.
 	Offset int
 
 	// Err is the sentinel: ErrSyntax, ErrInvalidUTF8, ErrType, ErrRange or
@@ -67,7 +70,7 @@ type Error struct {
 
 // Error returns a message of the form
 //
-//	rpcid: Parse "01x": after top-level value at byte offset 2: invalid JSON
+//	rpcid: Parse "01": invalid character '1' after value at byte offset 1: invalid JSON
 func (e *Error) Error() string {
 	b := make([]byte, 0, 64+len(e.Input)+len(e.detail))
 	b = append(b, "rpcid: "...)
@@ -80,11 +83,14 @@ func (e *Error) Error() string {
 	b = append(b, ": "...)
 	if e.detail != "" {
 		b = append(b, e.detail...)
-		b = append(b, " at byte offset "...)
-	} else {
-		b = append(b, "at byte offset "...)
+		if e.Offset >= 0 {
+			b = append(b, ' ')
+		}
 	}
-	b = strconv.AppendInt(b, int64(e.Offset), 10)
+	if e.Offset >= 0 {
+		b = append(b, "at byte offset "...)
+		b = strconv.AppendInt(b, int64(e.Offset), 10)
+	}
 	b = append(b, ": "...)
 	b = append(b, e.Err.Error()...)
 	return string(b)

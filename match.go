@@ -127,13 +127,13 @@ func (p *Pending[V]) Add(id ID, v V) error {
 		}
 		p.nums[k] = e
 	default:
-		return &Error{Func: "Pending.Add", Input: id.String(), Err: ErrType, detail: id.Kind().String() + " id cannot be matched to a response"}
+		return &Error{Func: "Pending.Add", Input: id.String(), Offset: -1, Err: ErrType, detail: id.Kind().String() + " id cannot be matched to a response"}
 	}
 	return nil
 }
 
 func (p *Pending[V]) duplicate(id ID) error {
-	return newError("Pending.Add", id.String(), 0, ErrDuplicate, "an Equal id is in flight")
+	return newError("Pending.Add", id.String(), -1, ErrDuplicate, "an Equal id is in flight")
 }
 
 // Take removes the pending request whose id is Equal to id and returns the
