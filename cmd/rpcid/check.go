@@ -1,0 +1,611 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// sampleName is the file name under which the embedded sample is reported.
+const sampleName = "sample.jsonl"
+
+// sampleCapture is a short MCP session through a gateway that turns numeric
+// ids into strings (written from the MCP specification's message shapes).
+//
+//go:embed sample.jsonl
+var sampleCapture []byte
+
+// A finding is one problem found in a capture. Its JSON form is what
+// "check -json" prints.
+type finding struct {
+	File    string          `json:"file"`
+	Line    int             `json:"line,omitempty"`
+	Entry   int             `json:"entry,omitempty"`
+	Level   string          `json:"level"`
+	Kind    string          `json:"kind"`
+	Message string          `json:"message"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Request *requestRef     `json:"request,omitempty"`
+	Lax     []laxMatch      `json:"lax,omitempty"`
+}
+
+// requestRef points at a request from another finding.
+type requestRef struct {
+	Line   int             `json:"line,omitempty"`
+	Entry  int             `json:"entry,omitempty"`
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method,omitempty"`
+}
+
+// laxMatch says that a lax normalizer would have matched an unmatched
+// response to a request.
+type laxMatch struct {
+	// Normalizer is "JavaScript Number()", "Python int()" or
+	// "Rust i64::from_str".
+	Normalizer string `json:"normalizer"`
+	// Value is what the normalizer made of the id, in that language's
+	// spelling.
+	Value string `json:"value"`
+	// Verdict is "malformed" when the id is a loose spelling of the
+	// request's id (the SDK accepts a malformed id), "different" when it
+	// is another id (the SDK delivers the response to a request whose id
+	// differs, which may be the wrong call).
+	Verdict string     `json:"verdict"`
+	Request requestRef `json:"request"`
+}
+
+// Finding levels and kinds.
+const (
+	levelError   = "error"
+	levelWarning = "warning"
+
+	kindTypeChanged     = "type-changed"
+	kindSpellingChanged = "spelling-changed"
+	kindUnmatched       = "unmatched-response"
+	kindUnanswered      = "unanswered-request"
+	kindDuplicate       = "duplicate-id"
+	kindUnsafeInteger   = "unsafe-integer"
+	kindFractional      = "fractional-id"
+	kindNullRequest     = "null-request-id"
+	kindNullResponse    = "null-id-response"
+	kindInvalid         = "invalid-message"
+)
+
+// checker runs "rpcid check" over one or more captures.
+type checker struct {
+	w        *bufio.Writer
+	json     bool
+	enc      *json.Encoder
+	files    int
+	errors   int
+	warnings int
+	counts   counts
+}
+
+// counts are the messages seen, for the summary.
+type counts struct {
+	requests, responses, notifications int
+}
+
+func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("check", "[-json] [FILE ...]", stderr)
+	jsonOut := fs.Bool("json", false, "print findings as JSON objects, one per line (summary to standard error)")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	c := &checker{w: bufio.NewWriter(stdout), json: *jsonOut}
+	c.enc = json.NewEncoder(c.w)
+	c.enc.SetEscapeHTML(false)
+
+	status := 0
+	files := fs.Args()
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "rpcid check: no FILE given, checking the embedded sample %s (an MCP session through a gateway that turns numeric ids into strings)\n", sampleName)
+		if err := c.check(sampleName, bytes.NewReader(sampleCapture)); err != nil {
+			fmt.Fprintf(stderr, "rpcid check: %s: %v\n", sampleName, err)
+			status = 2
+		}
+	}
+	for _, name := range files {
+		var err error
+		if name == "-" {
+			err = c.check("<stdin>", stdin)
+		} else {
+			err = c.checkFile(name)
+		}
+		if err != nil {
+			c.w.Flush()
+			fmt.Fprintf(stderr, "rpcid check: %v\n", err)
+			status = 2
+		}
+	}
+	summary := c.summary()
+	if c.json {
+		c.w.Flush()
+		fmt.Fprintln(stderr, summary)
+	} else {
+		fmt.Fprintln(c.w, summary)
+	}
+	if err := c.w.Flush(); err != nil {
+		fmt.Fprintf(stderr, "rpcid check: writing output: %v\n", err)
+		return 2
+	}
+	if status != 0 {
+		return status
+	}
+	if c.errors+c.warnings > 0 {
+		return 1
+	}
+	return 0
+}
+
+// checkFile checks the named file. Errors name the file.
+func (c *checker) checkFile(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := c.check(name, f); err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	return nil
+}
+
+// check checks one capture read from r, reported under name. It returns
+// only read errors; problems in the content are findings.
+func (c *checker) check(name string, r io.Reader) error {
+	c.files++
+	s := newSession(c, name)
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
+		br.Discard(3)
+	}
+	var err error
+	if isHAR(br) {
+		err = s.readHAR(br)
+	} else {
+		err = s.readJSONLines(br)
+	}
+	s.finish()
+	return err
+}
+
+// isHAR reports whether the capture starts with a JSON object whose first
+// member is "log", as HAR files do. JSON-RPC messages have no such member.
+func isHAR(br *bufio.Reader) bool {
+	b, _ := br.Peek(br.Size())
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	t, err := dec.Token()
+	return err == nil && t == "log"
+}
+
+// readJSONLines reads a JSON Lines capture, one line at a time, with no
+// limit on line length.
+func (s *session) readJSONLines(br *bufio.Reader) error {
+	var long []byte
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: collect it in long, which is
+			// reused for the next long line.
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) > 0 {
+			s.line(lineNo, line)
+		}
+		if cap(long) > 16<<20 {
+			long = nil // do not keep a huge buffer for the rest of the file
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// line handles one line of a JSON Lines capture.
+func (s *session) line(lineNo int, line []byte) {
+	pos := position{line: lineNo}
+	start := 0
+	for start < len(line) && isJSONSpace(line[start]) {
+		start++
+	}
+	end := len(line)
+	for end > start && isJSONSpace(line[end-1]) {
+		end--
+	}
+	if start == end {
+		return
+	}
+	dir := fromUnknown
+	switch line[start] {
+	case '>':
+		dir = fromClient
+	case '<':
+		dir = fromServer
+	}
+	if dir != fromUnknown {
+		start++
+		for start < end && isJSONSpace(line[start]) {
+			start++
+		}
+		if start == end {
+			s.invalid(pos, "", "empty message after the direction marker")
+			return
+		}
+	}
+	s.payload(pos, "", dir, line[start:end], start+1)
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// payload handles one JSON text that should be a message or a batch. loc
+// prefixes messages about its validity; column is the 1-based column of its
+// first byte on a JSON Lines line, or 0 for a HAR body.
+func (s *session) payload(pos position, loc string, dir direction, data []byte, column int) {
+	if !json.Valid(data) {
+		var v json.RawMessage
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		where := ""
+		if errors.As(err, &se) {
+			if column > 0 {
+				where = fmt.Sprintf(" at column %d", int(se.Offset)+column-1)
+			} else {
+				where = fmt.Sprintf(" at byte %d", se.Offset)
+			}
+			err = errors.New(se.Error())
+		}
+		s.invalid(pos, loc, fmt.Sprintf("not JSON%s: %v", where, err))
+		return
+	}
+	data = bytes.TrimLeft(data, " \t\r\n")
+	switch data[0] {
+	case '{':
+		s.message(pos, loc, dir, data)
+	case '[':
+		var batch []json.RawMessage
+		if err := json.Unmarshal(data, &batch); err != nil {
+			s.invalid(pos, loc, fmt.Sprintf("not JSON: %v", err))
+			return
+		}
+		if len(batch) == 0 {
+			s.invalid(pos, loc, "not JSON-RPC 2.0: an empty batch")
+			return
+		}
+		for i, m := range batch {
+			eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)
+			if len(m) == 0 || m[0] != '{' {
+				s.invalid(pos, eloc, "not JSON-RPC 2.0: "+jsonTypeName(m)+", not a message object")
+				continue
+			}
+			s.message(pos, eloc, dir, m)
+		}
+	default:
+		s.invalid(pos, loc, "not JSON-RPC 2.0: "+jsonTypeName(data)+", not a message object or batch")
+	}
+}
+
+// jsonTypeName names the type of a valid JSON value, with an article.
+func jsonTypeName(v []byte) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// HAR 1.2 shapes, as far as check reads them.
+type harEntry struct {
+	Request struct {
+		Method   string      `json:"method"`
+		PostData *harContent `json:"postData"`
+	} `json:"request"`
+	Response struct {
+		Status     int        `json:"status"`
+		StatusText string     `json:"statusText"`
+		Content    harContent `json:"content"`
+	} `json:"response"`
+}
+
+// harContent is a request's postData or a response's content.
+type harContent struct {
+	MimeType string  `json:"mimeType"`
+	Text     *string `json:"text"`
+	Encoding string  `json:"encoding"`
+}
+
+// readHAR reads a HAR capture one entry at a time with a streaming decoder.
+func (s *session) readHAR(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	entry := 0
+	bad := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
+			pos := position{entry: entry + 1}
+			s.invalid(pos, "", fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err))
+			return nil
+		}
+		return err
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return bad(err)
+	}
+	sawEntries := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		if key != "log" {
+			if err := skipValue(dec); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if err := expectDelim(dec, '{'); err != nil {
+			return bad(err)
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return bad(err)
+			}
+			if key != "entries" {
+				if err := skipValue(dec); err != nil {
+					return bad(err)
+				}
+				continue
+			}
+			sawEntries = true
+			if err := expectDelim(dec, '['); err != nil {
+				return bad(err)
+			}
+			for dec.More() {
+				var e harEntry
+				err := dec.Decode(&e)
+				entry++
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+					continue
+				}
+				if err != nil {
+					entry--
+					return bad(err)
+				}
+				s.harEntry(entry, &e)
+			}
+			if err := expectDelim(dec, ']'); err != nil {
+				return bad(err)
+			}
+		}
+		if err := expectDelim(dec, '}'); err != nil {
+			return bad(err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return bad(err)
+	}
+	if !sawEntries {
+		s.invalid(position{entry: 1}, "", "not a valid HAR file: it has no log.entries")
+	}
+	return nil
+}
+
+var errMalformedHAR = errors.New("unexpected JSON structure")
+
+// expectDelim reads the next token and checks that it is d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if t != d {
+		return fmt.Errorf("%w: expected %v, found %v", errMalformedHAR, d, t)
+	}
+	return nil
+}
+
+// skipValue reads and discards the next JSON value.
+func skipValue(dec *json.Decoder) error {
+	var v json.RawMessage
+	return dec.Decode(&v)
+}
+
+// harEntry handles one HAR entry: the request body's messages are the
+// client's, the response body's the server's.
+func (s *session) harEntry(n int, e *harEntry) {
+	pos := position{entry: n}
+	s.entryRequests = s.entryRequests[:0]
+	if e.Request.PostData != nil {
+		s.body(pos, "request body: ", fromClient, e.Request.PostData)
+	}
+	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	if st := e.Response.Status; st < 200 || st > 299 {
+		note := "its HTTP exchange got no response"
+		if st > 0 {
+			note = fmt.Sprintf("its HTTP response had status %d", st)
+			if e.Response.StatusText != "" {
+				note += " " + e.Response.StatusText
+			}
+		}
+		for _, r := range s.entryRequests {
+			r.note = note
+		}
+	}
+}
+
+// body handles a HAR request or response body.
+func (s *session) body(pos position, loc string, dir direction, c *harContent) {
+	if c.Text == nil {
+		return
+	}
+	text := []byte(*c.Text)
+	if strings.EqualFold(c.Encoding, "base64") {
+		dec, err := decodeBase64(*c.Text)
+		if err != nil {
+			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
+			return
+		}
+		text = dec
+	}
+	trimmed := bytes.TrimSpace(text)
+	if len(trimmed) == 0 {
+		return
+	}
+	mt := strings.ToLower(strings.TrimSpace(c.MimeType))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	switch {
+	case mt == "text/event-stream":
+		s.sse(pos, loc, dir, text)
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		s.payload(pos, loc, dir, text, 0)
+	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
+		s.payload(pos, loc, dir, text, 0)
+	case mt == "" && looksLikeSSE(trimmed):
+		s.sse(pos, loc, dir, text)
+	}
+}
+
+// looksLikeSSE reports whether an untyped body starts like an event stream.
+func looksLikeSSE(b []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sse handles a text/event-stream body: each event's data lines, joined
+// with newlines, are one message. Events without data (such as the priming
+// events of MCP's resumable streams) and comments are skipped. Lines end in
+// CRLF, LF or CR. An event not followed by a blank line at the end of the
+// body is still read: capture tools often trim trailing newlines.
+func (s *session) sse(pos position, loc string, dir direction, body []byte) {
+	var data []byte
+	hasData := false
+	event := 0
+	dispatch := func() {
+		if hasData {
+			event++
+			if len(bytes.TrimSpace(data)) > 0 {
+				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
+			}
+		}
+		data, hasData = data[:0], false
+	}
+	for len(body) > 0 {
+		i := bytes.IndexAny(body, "\r\n")
+		var line []byte
+		if i < 0 {
+			line, body = body, nil
+		} else {
+			line = body[:i]
+			if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+				i++
+			}
+			body = body[i+1:]
+		}
+		if len(line) == 0 {
+			dispatch()
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if string(field) == "data" {
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		}
+	}
+	dispatch()
+}
+
+// emit prints a finding and counts it.
+func (c *checker) emit(f *finding) {
+	if f.Level == levelError {
+		c.errors++
+	} else {
+		c.warnings++
+	}
+	if c.json {
+		c.enc.Encode(f)
+		return
+	}
+	c.w.WriteString(f.File)
+	c.w.WriteByte(':')
+	if f.Entry > 0 {
+		c.w.WriteString("entry ")
+		c.w.WriteString(strconv.Itoa(f.Entry))
+	} else {
+		c.w.WriteString(strconv.Itoa(f.Line))
+	}
+	c.w.WriteString(": ")
+	c.w.WriteString(f.Level)
+	c.w.WriteString(": ")
+	c.w.WriteString(f.Message)
+	c.w.WriteByte('\n')
+}
+
+// summary returns the summary line.
+func (c *checker) summary() string {
+	n := c.counts
+	msgs := n.requests + n.responses + n.notifications
+	var b strings.Builder
+	fmt.Fprintf(&b, "checked %s: %s (%s, %s, %s); ", plural(c.files, "file"), plural(msgs, "message"),
+		plural(n.requests, "request"), plural(n.responses, "response"), plural(n.notifications, "notification"))
+	if c.errors+c.warnings == 0 {
+		b.WriteString("no findings")
+	} else {
+		fmt.Fprintf(&b, "%s, %s", plural(c.errors, "error"), plural(c.warnings, "warning"))
+	}
+	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/rpcid/rpcid"
+)
+
+func runEq(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("eq", "A B    (each a JSON id: 1, \"1\", null; quote strings for the shell)", stderr)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return 2
+	}
+	a, err := parseArg("eq", fs.Arg(0), stderr)
+	if err != nil {
+		return 2
+	}
+	b, err := parseArg("eq", fs.Arg(1), stderr)
+	if err != nil {
+		return 2
+	}
+	equal, why := explainEqual(a, b)
+	verdict := "not equal"
+	if equal {
+		verdict = "equal"
+	}
+	fmt.Fprintf(stdout, "%s: %s vs %s: %s\n", verdict, strings.TrimSpace(fs.Arg(0)), strings.TrimSpace(fs.Arg(1)), why)
+	if equal {
+		return 0
+	}
+	return 1
+}
+
+func runKey(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("key", "ID    (a JSON id: 1, \"1\", null; quote strings for the shell)", stderr)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	id, err := parseArg("key", fs.Arg(0), stderr)
+	if err != nil {
+		return 2
+	}
+	fmt.Fprintf(stdout, "kind: %s\nkey:  %s\njson: %s\n", id.Kind(), id.Key(), id)
+	return 0
+}
+
+// parseArg parses a command-line id, explaining a failure on stderr.
+func parseArg(cmd, arg string, stderr io.Writer) (rpcid.ID, error) {
+	id, err := rpcid.Parse([]byte(arg))
+	if err != nil {
+		fmt.Fprintf(stderr, "rpcid %s: %s is not a JSON id: %v\n", cmd, strconv.Quote(arg), err)
+		if arg != "" && arg[0] != '"' && arg != "null" && !looksNumeric(arg) {
+			fmt.Fprintf(stderr, "rpcid %s: a string id is JSON text in quotes; in a shell write '%s'\n", cmd, strconv.Quote(arg))
+		}
+		return rpcid.ID{}, err
+	}
+	return id, nil
+}
+
+func looksNumeric(s string) bool {
+	return s != "" && (s[0] == '-' || isDigit(s[0])) && !strings.ContainsAny(s, " \t")
+}
+
+// explainEqual decides Equal(a, b) and names the clause of the rule (as
+// numbered in package rpcid's documentation) that decided it.
+func explainEqual(a, b rpcid.ID) (bool, string) {
+	equal := rpcid.Equal(a, b)
+	ka, kb := a.Kind(), b.Kind()
+	if kb < ka {
+		a, b, ka, kb = b, a, kb, ka
+	}
+	// Now ka <= kb in the order absent, null, int, number, string.
+	switch {
+	case ka == rpcid.KindNull:
+		return equal, "rule 1: null equals only null"
+	case ka == rpcid.KindInt && kb == rpcid.KindInt:
+		n, _ := a.Int64()
+		m, _ := b.Int64()
+		if equal {
+			return true, fmt.Sprintf("rule 2: both are the integer %d (a number with an exact integer value within int64 is that integer, however it is spelled)", n)
+		}
+		return false, fmt.Sprintf("rule 2: they are the different integers %d and %d", n, m)
+	case ka == rpcid.KindInt && kb == rpcid.KindNumber:
+		return equal, fmt.Sprintf("rule 3: %s is not an integer within int64, so it equals only numbers of the same exact value, never an integer id", b)
+	case ka == rpcid.KindNumber && kb == rpcid.KindNumber:
+		if equal {
+			return true, "rule 3: the two numbers have the same exact value"
+		}
+		return false, "rule 3: the two numbers have different exact values"
+	case ka == rpcid.KindInt && kb == rpcid.KindString:
+		n, _ := a.Int64()
+		s, _ := b.StringValue()
+		if equal {
+			return true, fmt.Sprintf("rule 5: %s is the canonical decimal spelling of the integer %d", b, n)
+		}
+		return false, "rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and " +
+			fmt.Sprintf("%s %s", b, whyNotSpelling(s, n))
+	case ka == rpcid.KindNumber && kb == rpcid.KindString:
+		return equal, fmt.Sprintf("rule 5: a string never equals a number that is not an integer within int64, such as %s", a)
+	case ka == rpcid.KindString && kb == rpcid.KindString:
+		if equal {
+			return true, "rule 6: the strings' decoded contents are identical bytes"
+		}
+		return false, "rule 6: the strings' decoded contents differ (strings are compared byte for byte after escapes are resolved, with no normalization or case folding)"
+	}
+	return equal, "rule 7: an absent id equals only an absent id"
+}
+
+// whyNotSpelling says why string s is not the canonical decimal spelling of
+// n (a phrase completing "... and "s" ...").
+func whyNotSpelling(s string, n int64) string {
+	switch {
+	case s == "":
+		return "is empty"
+	case strings.TrimFunc(s, unicode.IsSpace) != s:
+		return "has white space around it"
+	case s[0] == '+':
+		return "has a plus sign"
+	case s == "-0":
+		return "is minus zero (zero is spelled 0)"
+	case len(s) > 1 && s[0] == '0' && isDigit(s[1]), len(s) > 2 && s[0] == '-' && s[1] == '0':
+		return "has a leading zero"
+	case strings.ContainsRune(s, '_'):
+		return "has an underscore"
+	case strings.HasPrefix(strings.ToLower(strings.TrimPrefix(s, "-")), "0x"),
+		strings.HasPrefix(strings.ToLower(strings.TrimPrefix(s, "-")), "0o"),
+		strings.HasPrefix(strings.ToLower(strings.TrimPrefix(s, "-")), "0b"):
+		return "is written in another base"
+	}
+	hasNonASCIIDigit := false
+	for _, r := range s {
+		if r >= utf8.RuneSelf && unicode.IsDigit(r) {
+			hasNonASCIIDigit = true
+		}
+	}
+	if hasNonASCIIDigit {
+		return "uses digits other than ASCII 0-9"
+	}
+	if m, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(m, 10) == s {
+		return fmt.Sprintf("is the canonical spelling of the integer %d, not %d", m, n)
+	}
+	if isCanonicalDigits(s) {
+		return "is beyond the int64 range"
+	}
+	if isJSDecimal(strings.TrimPrefix(s, "-")) {
+		return "has a fraction or an exponent"
+	}
+	return "is not a decimal integer"
+}
+
+// isCanonicalDigits reports whether s matches 0|-?[1-9][0-9]*.
+func isCanonicalDigits(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
