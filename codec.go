@@ -31,8 +31,8 @@ import (
 // Parse allocates nothing for null, integers and strings that spell an
 // int64 canonically, one string for other strings and for KindNumber.
 func Parse(data []byte) (ID, error) {
-	if n, ok := parseSmallInt(data); ok {
-		return Int(n), nil
+	if n, f := parseFast(data); f != formAbsent {
+		return ID{n: n, f: f}, nil
 	}
 	var v view
 	if flt := v.scan(data); flt.err != nil {
@@ -57,8 +57,8 @@ func MustParse(s string) ID {
 // the ID absent. The error is an *Error (Func "UnmarshalJSON") wrapping the
 // sentinels listed at Parse.
 func (id *ID) UnmarshalJSON(data []byte) error {
-	if n, ok := parseSmallInt(data); ok {
-		*id = Int(n)
+	if n, f := parseFast(data); f != formAbsent {
+		*id = ID{n: n, f: f}
 		return nil
 	}
 	var v view
@@ -233,30 +233,46 @@ func fromFloat(f float64, bitSize int) (ID, error) {
 	return Parse(strconv.AppendFloat(buf[:0], f, 'g', -1, bitSize))
 }
 
-// parseSmallInt is the fast path of Parse for the commonest id: a plain
-// JSON integer of at most 18 digits and nothing else, which always fits in
-// an int64.
-func parseSmallInt(data []byte) (int64, bool) {
+// parseFast parses the commonest ids without the general scanner: null, a
+// plain JSON integer within int64 of at most 19 digits, and a string that is
+// the canonical spelling of such an integer, with no whitespace around them.
+// It returns formAbsent for anything else, which the general scanner then
+// decides.
+func parseFast(data []byte) (int64, form) {
+	if len(data) == 4 && string(data) == "null" {
+		return 0, formNull
+	}
+	f := formInt
 	s := data
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		f = formIntString
+		s = s[1 : len(s)-1]
+	}
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {
 		s = s[1:]
 	}
-	if len(s) == 0 || len(s) > 18 || s[0] == '0' && len(s) > 1 {
-		return 0, false
+	if len(s) == 0 || len(s) > 19 || s[0] == '0' && (len(s) > 1 || neg && f == formIntString) {
+		return 0, formAbsent
 	}
-	var n int64
+	var u uint64
 	for _, c := range s {
 		c -= '0'
 		if c > 9 {
-			return 0, false
+			return 0, formAbsent
 		}
-		n = n*10 + int64(c)
+		u = u*10 + uint64(c) // at most 19 digits: no overflow
 	}
 	if neg {
-		n = -n
+		if u > 1<<63 {
+			return 0, formAbsent
+		}
+		return -int64(u), f
 	}
-	return n, true
+	if u > math.MaxInt64 {
+		return 0, formAbsent
+	}
+	return int64(u), f
 }
 
 // canonicalInt reports whether s is the canonical decimal spelling of an

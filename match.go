@@ -169,11 +169,14 @@ func (p *Pending[V]) Take(id ID) (sent ID, v V, ok bool) {
 // at most 64 bytes long.
 func (p *Pending[V]) TakeJSON(raw []byte) (sent ID, v V, ok bool) {
 	var e pendingEntry[V]
-	if n, small := parseSmallInt(raw); small {
+	switch n, f := parseFast(raw); f {
+	case formInt, formIntString:
 		if e, ok = p.ints[n]; ok {
 			delete(p.ints, n)
 		}
 		return e.id, e.v, ok
+	case formNull:
+		return e.id, e.v, false
 	}
 	var w view
 	if flt := w.scan(raw); flt.err != nil {
