@@ -1,0 +1,126 @@
+package rpcid_test
+
+import (
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEverythingDocumented checks that every package of the repository,
+// nested modules included, has a package comment and that every exported
+// identifier has a doc comment (issue 6), so that pkg.go.dev shows no bare
+// names.
+func TestEverythingDocumented(t *testing.T) {
+	dirs := map[string]bool{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			dirs[filepath.Dir(path)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 2 {
+		t.Fatalf("found only %d package directories: the walk is broken", len(dirs))
+	}
+	for dir := range dirs {
+		checkDocumented(t, dir)
+	}
+}
+
+func checkDocumented(t *testing.T, dir string) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, "example.com/"+dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(pkg.Doc) == "" {
+		t.Errorf("%s: package %s has no package comment", dir, pkg.Name)
+	}
+	if pkg.Name == "main" {
+		return // a command documents itself in its package comment
+	}
+	missing := func(what, name string) {
+		t.Errorf("%s: exported %s %s has no doc comment", dir, what, name)
+	}
+	checkValues := func(what string, values []*doc.Value) {
+		for _, v := range values {
+			if v.Doc != "" {
+				continue
+			}
+			for _, spec := range v.Decl.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if vs.Doc == nil && vs.Comment == nil {
+					for _, n := range vs.Names {
+						if n.IsExported() {
+							missing(what, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	checkValues("const", pkg.Consts)
+	checkValues("var", pkg.Vars)
+	for _, f := range pkg.Funcs {
+		if f.Doc == "" {
+			missing("func", f.Name)
+		}
+	}
+	for _, typ := range pkg.Types {
+		if typ.Doc == "" {
+			missing("type", typ.Name)
+		}
+		checkValues("const", typ.Consts)
+		checkValues("var", typ.Vars)
+		for _, f := range typ.Funcs {
+			if f.Doc == "" {
+				missing("func", f.Name)
+			}
+		}
+		for _, m := range typ.Methods {
+			if m.Doc == "" {
+				missing("method", typ.Name+"."+m.Name)
+			}
+		}
+		// Exported fields of exported struct types.
+		if st, ok := typ.Decl.Specs[0].(*ast.TypeSpec).Type.(*ast.StructType); ok {
+			for _, field := range st.Fields.List {
+				for _, n := range field.Names {
+					if n.IsExported() && field.Doc == nil && field.Comment == nil {
+						missing("field", typ.Name+"."+n.Name)
+					}
+				}
+			}
+		}
+	}
+}
