@@ -180,14 +180,29 @@ func (c *checker) check(name string, r io.Reader) error {
 
 // isHAR reports whether the capture starts with a JSON object whose first
 // member is "log", as HAR files do. JSON-RPC messages have no such member.
+// It reads no more than it needs to decide, so that a capture piped in as it
+// is recorded is checked as it comes.
 func isHAR(br *bufio.Reader) bool {
-	b, _ := br.Peek(br.Size())
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+	for n := 1; n <= br.Size(); n = br.Buffered() + 1 {
+		_, err := br.Peek(n)
+		more := err == nil // else end of input or a full buffer: decide on what there is
+		b, _ := br.Peek(br.Buffered())
+		dec := json.NewDecoder(bytes.NewReader(b))
+		t, err := dec.Token()
+		if err == nil {
+			if t != json.Delim('{') {
+				return false
+			}
+			t, err = dec.Token()
+			if err == nil {
+				return t == "log"
+			}
+		}
+		if !more || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return false // not JSON at the start, or no more input
+		}
 	}
-	t, err := dec.Token()
-	return err == nil && t == "log"
+	return false
 }
 
 // readJSONLines reads a JSON Lines capture, one line at a time, with no
@@ -571,6 +586,7 @@ func (c *checker) emit(f *finding) {
 	}
 	if c.json {
 		c.enc.Encode(f)
+		c.w.Flush()
 		return
 	}
 	c.w.WriteString(f.File)
@@ -586,6 +602,9 @@ func (c *checker) emit(f *finding) {
 	c.w.WriteString(": ")
 	c.w.WriteString(f.Message)
 	c.w.WriteByte('\n')
+	// Flush each finding, so that a capture piped in as it is recorded
+	// shows its findings as they happen.
+	c.w.Flush()
 }
 
 // summary returns the summary line.

@@ -12,19 +12,16 @@ import (
 )
 
 func runEq(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("eq", "A B    (each a JSON id: 1, \"1\", null; quote strings for the shell)", stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	const usage = "usage: rpcid eq A B    (each a JSON id: 1, \"1\", null; quote strings for the shell)\n"
+	args, code, ok := idArgs(args, 2, usage, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return 2
-	}
-	a, err := parseArg("eq", fs.Arg(0), stderr)
+	a, err := parseArg("eq", args[0], stderr)
 	if err != nil {
 		return 2
 	}
-	b, err := parseArg("eq", fs.Arg(1), stderr)
+	b, err := parseArg("eq", args[1], stderr)
 	if err != nil {
 		return 2
 	}
@@ -33,7 +30,7 @@ func runEq(args []string, stdout, stderr io.Writer) int {
 	if equal {
 		verdict = "equal"
 	}
-	fmt.Fprintf(stdout, "%s: %s vs %s: %s\n", verdict, strings.TrimSpace(fs.Arg(0)), strings.TrimSpace(fs.Arg(1)), why)
+	fmt.Fprintf(stdout, "%s: %s vs %s: %s\n", verdict, strings.TrimSpace(args[0]), strings.TrimSpace(args[1]), why)
 	if equal {
 		return 0
 	}
@@ -41,20 +38,35 @@ func runEq(args []string, stdout, stderr io.Writer) int {
 }
 
 func runKey(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("key", "ID    (a JSON id: 1, \"1\", null; quote strings for the shell)", stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	const usage = "usage: rpcid key ID    (a JSON id: 1, \"1\", null; quote strings for the shell)\n"
+	args, code, ok := idArgs(args, 1, usage, stdout, stderr)
+	if !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return 2
-	}
-	id, err := parseArg("key", fs.Arg(0), stderr)
+	id, err := parseArg("key", args[0], stderr)
 	if err != nil {
 		return 2
 	}
 	fmt.Fprintf(stdout, "kind: %s\nkey:  %s\njson: %s\n", id.Kind(), id.Key(), id)
 	return 0
+}
+
+// idArgs checks the arguments of eq and key, which take ids and no flags
+// (so that negative numbers such as -12 are ids): -h prints the usage, an
+// optional leading "--" is dropped, and there must be n arguments.
+func idArgs(args []string, n int, usage string, stdout, stderr io.Writer) ([]string, int, bool) {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, usage)
+		return nil, 0, false
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) != n {
+		fmt.Fprint(stderr, usage)
+		return nil, 2, false
+	}
+	return args, 0, true
 }
 
 // parseArg parses a command-line id, explaining a failure on stderr.

@@ -379,7 +379,11 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; SDKs that read ids as integers truncate or reject it", what, show(raw)), f)
 		return true
 	}
-	msg := fmt.Sprintf("%s id %s is beyond 2^53-1: JavaScript peers cannot hold such ids exactly", what, show(raw))
+	bound := "above 2^53-1"
+	if raw[0] == '-' {
+		bound = "below -(2^53-1)"
+	}
+	msg := fmt.Sprintf("%s id %s is %s: JavaScript peers cannot hold such ids exactly", what, show(raw), bound)
 	if js := jsString(jsValue(raw)); js != string(raw) {
 		msg += " (JSON.parse gives " + js + ")"
 	}
@@ -561,6 +565,9 @@ func (s *session) unmatched(pos position, sd *side, id rpcid.ID, raw []byte) {
 		}
 	}
 	msg := fmt.Sprintf("response id %s matches no pending request", show(raw))
+	if sd == &s.sides[1] {
+		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
+	}
 	// Group the normalizers that agree on value, request and verdict.
 	for i := 0; i < len(lax); {
 		j := i + 1
@@ -597,10 +604,11 @@ func joinAnd(names []string) string {
 // show returns JSON text for a message, cut to a readable length.
 func show(raw []byte) string {
 	const max = 64
-	if len(raw) <= max+8 {
-		return string(raw)
+	s := string(raw)
+	if len(raw) > max+8 {
+		s = truncate(s, max) + fmt.Sprintf("... (%d bytes)", len(raw))
 	}
-	return truncate(string(raw), max) + fmt.Sprintf("... (%d bytes)", len(raw))
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

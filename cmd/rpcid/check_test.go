@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// runCmd runs the command's main logic and returns its exit status and output.
+func runCmd(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errb bytes.Buffer
+	code = run(args, stdin, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// golden compares got with the named file under testdata/, or rewrites the
+// file with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("output differs from %s (-want +got):\n%s", path, diff)
+	}
+}
+
+// The captures under testdata/, each with its exit status. Each one has a
+// golden file of check's output: NAME.golden.
+var captures = []struct {
+	file string
+	code int
+	// kinds are the finding kinds the capture is there to show.
+	kinds []string
+}{
+	{"clean.jsonl", 0, nil},
+	{"type-changed.jsonl", 1, []string{kindTypeChanged, kindSpellingChanged}},
+	{"unmatched.jsonl", 1, []string{kindUnmatched, kindUnanswered, kindUnsafeInteger}},
+	{"unanswered.jsonl", 1, []string{kindUnanswered, kindUnmatched}},
+	{"duplicate.jsonl", 1, []string{kindDuplicate, kindUnanswered, kindTypeChanged}},
+	{"numeric.jsonl", 1, []string{kindUnsafeInteger, kindFractional, kindSpellingChanged, kindTypeChanged, kindUnmatched}},
+	{"null.jsonl", 1, []string{kindNullRequest, kindNullResponse}},
+	{"invalid.jsonl", 1, []string{kindInvalid}},
+	{"sse.har", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered, kindInvalid}},
+	{"truncated.har", 1, []string{kindTypeChanged, kindInvalid}},
+	{"gateway-handwritten.har", 1, []string{kindTypeChanged}},
+}
+
+// Recorded captures of real go-sdk traffic through a gateway that
+// stringifies ids, written by the interop module's recording test.
+var recorded = []string{"recorded-gosdk-gateway.har", "recorded-gosdk-gateway.jsonl"}
+
+func TestCheckGolden(t *testing.T) {
+	for _, c := range captures {
+		t.Run(c.file, func(t *testing.T) {
+			code, out, errOut := runCmd(t, nil, "check", "testdata/"+c.file)
+			if code != c.code {
+				t.Errorf("exit status %d, want %d", code, c.code)
+			}
+			if errOut != "" {
+				t.Errorf("stderr: %q", errOut)
+			}
+			golden(t, c.file+".golden", out)
+
+			_, jsonOut, _ := runCmd(t, nil, "check", "-json", "testdata/"+c.file)
+			seen := map[string]bool{}
+			for _, f := range decodeFindings(t, jsonOut) {
+				seen[f.Kind] = true
+			}
+			for _, k := range c.kinds {
+				if !seen[k] {
+					t.Errorf("no finding of kind %s", k)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckRecorded(t *testing.T) {
+	for _, name := range recorded {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata", name)
+			if _, err := os.Stat(path); err != nil {
+				t.Skipf("%s not recorded yet", path)
+			}
+			code, out, errOut := runCmd(t, nil, "check", path)
+			if errOut != "" {
+				t.Errorf("stderr: %q", errOut)
+			}
+			// Through a gateway that turns numeric ids into strings, every
+			// response of a go-sdk client (numeric ids) changed type.
+			if code != 1 || !strings.Contains(out, "warning: response id \"") ||
+				!strings.Contains(out, "the id's JSON type changed from number to string") {
+				t.Errorf("exit %d, output does not show the gateway's rewriting:\n%s", code, out)
+			}
+			goldenPath := filepath.Join("testdata", name+".golden")
+			if _, err := os.Stat(goldenPath); err != nil && !*update {
+				t.Skipf("no %s yet: run go test -run %s -update", goldenPath, t.Name())
+			}
+			golden(t, name+".golden", out)
+		})
+	}
+}
+
+// decodeFindings decodes "check -json" output, one object per line,
+// rejecting unknown members.
+func decodeFindings(t *testing.T, out string) []finding {
+	t.Helper()
+	var fs []finding
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		var f finding
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("-json line %q: %v", line, err)
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+var findingLine = regexp.MustCompile(`^(.+):(\d+|entry \d+): (error|warning): (.+)$`)
+
+// -json prints the same findings as the text output, one object per line,
+// and the summary on stderr.
+func TestCheckJSON(t *testing.T) {
+	for _, c := range captures {
+		t.Run(c.file, func(t *testing.T) {
+			_, text, _ := runCmd(t, nil, "check", "testdata/"+c.file)
+			code, out, errOut := runCmd(t, nil, "check", "-json", "testdata/"+c.file)
+			if code != c.code {
+				t.Errorf("exit status %d, want %d", code, c.code)
+			}
+			lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+			summary := lines[len(lines)-1]
+			if strings.TrimSpace(errOut) != summary {
+				t.Errorf("stderr = %q, want the summary %q", errOut, summary)
+			}
+			var want []string
+			for _, l := range lines[:len(lines)-1] {
+				if !findingLine.MatchString(l) {
+					t.Errorf("finding line %q is not FILE:POS: LEVEL: MESSAGE", l)
+				}
+				want = append(want, l)
+			}
+			var got []string
+			for _, f := range decodeFindings(t, out) {
+				pos := fmt.Sprint(f.Line)
+				if f.Entry > 0 {
+					pos = fmt.Sprintf("entry %d", f.Entry)
+				}
+				if f.Kind == "" || (f.Line == 0) == (f.Entry == 0) {
+					t.Errorf("finding %+v: want a kind and exactly one of line and entry", f)
+				}
+				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, f.Message))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("-json findings differ from text findings (-text +json):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The JSON form of findings is an interface for other tools: pin it.
+func TestCheckJSONGolden(t *testing.T) {
+	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har"} {
+		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
+		golden(t, name+".json.golden", out)
+	}
+}
+
+func TestCheckSample(t *testing.T) {
+	code, out, errOut := runCmd(t, nil, "check")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(errOut, "embedded sample") {
+		t.Errorf("stderr %q does not say the embedded sample is checked", errOut)
+	}
+	golden(t, "sample.golden", out)
+	// The sample shows several kinds of finding.
+	_, jsonOut, _ := runCmd(t, nil, "check", "-json")
+	seen := map[string]int{}
+	for _, f := range decodeFindings(t, jsonOut) {
+		seen[f.Kind]++
+	}
+	for _, k := range []string{kindTypeChanged, kindUnmatched, kindUnanswered, kindUnsafeInteger, kindNullResponse, kindInvalid} {
+		if seen[k] == 0 {
+			t.Errorf("the sample shows no %s finding", k)
+		}
+	}
+}
+
+func TestCheckStdin(t *testing.T) {
+	data, err := os.ReadFile("testdata/unmatched.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/unmatched.jsonl.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, bytes.NewReader(data), "check", "-")
+	if code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if diff := cmp.Diff(strings.ReplaceAll(string(want), "testdata/unmatched.jsonl", "<stdin>"), out); diff != "" {
+		t.Errorf("check - differs (-want +got):\n%s", diff)
+	}
+
+	// A HAR on standard input is detected too, and "-" mixes with files.
+	har, err := os.ReadFile("testdata/sse.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCmd(t, bytes.NewReader(har), "check", "testdata/clean.jsonl", "-")
+	if code != 1 || !strings.Contains(out, "<stdin>:entry 4: error: response id \"03\"") ||
+		!strings.Contains(out, "checked 2 files:") {
+		t.Errorf("check clean.jsonl - (HAR on stdin) = %d:\n%s", code, out)
+	}
+}
+
+func TestCheckExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string // substring
+		summary bool   // a summary line is printed
+	}{
+		{"clean", []string{"check", "testdata/clean.jsonl"}, 0, "", true},
+		{"findings", []string{"check", "testdata/unmatched.jsonl"}, 1, "", true},
+		{"warnings only", []string{"check", "testdata/type-changed.jsonl"}, 1, "", true},
+		{"missing file", []string{"check", "testdata/no-such-file.jsonl"}, 2, "testdata/no-such-file.jsonl", true},
+		{"missing after findings", []string{"check", "testdata/unmatched.jsonl", "nope.har"}, 2, "nope.har", true},
+		{"directory", []string{"check", dir}, 2, dir, true},
+		{"bad flag", []string{"check", "-nope"}, 2, "flag provided but not defined", false},
+		{"help", []string{"check", "-h"}, 0, "usage: rpcid check", false},
+		{"no command", nil, 2, "usage:", false},
+		{"unknown command", []string{"chek"}, 2, `unknown command "chek"`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, nil, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d (stderr %q)", code, tt.code, errOut)
+			}
+			if !strings.Contains(errOut, tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", errOut, tt.stderr)
+			}
+			if got := strings.Contains(out, "checked "); got != tt.summary {
+				t.Errorf("summary printed: %v, want %v:\n%s", got, tt.summary, out)
+			}
+		})
+	}
+	code, out, _ := runCmd(t, nil, "help")
+	if code != 0 || !strings.Contains(out, "rpcid check") {
+		t.Errorf("help = %d, %q", code, out)
+	}
+}
+
+// Each capture is a session of its own: a request pending at the end of one
+// file is reported there and does not match a response in the next.
+func TestCheckFilesAreSessions(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	b := filepath.Join(dir, "b.jsonl")
+	os.WriteFile(a, []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"), 0o644)
+	os.WriteFile(b, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`+"\n"), 0o644)
+	code, out, _ := runCmd(t, nil, "check", a, b)
+	want := a + ":1: error: request 1 (ping) was never answered\n" +
+		b + ":1: error: response id 1 matches no pending request\n" +
+		"checked 2 files: 2 messages (1 request, 1 response, 0 notifications); 2 errors, 0 warnings\n"
+	if code != 1 || out != want {
+		t.Errorf("check a b = %d:\n%s\nwant:\n%s", code, out, want)
+	}
+}
+
+// A 10 MB message on one line is read whole (bufio.Scanner's default limit
+// is 64 KiB), from a file and from standard input.
+func TestCheckLongLine(t *testing.T) {
+	const size = 10 << 20
+	big := strings.Repeat("x", size)
+	capture := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"1","result":{"blob":"` + big + `"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"` + big + `","method":"ping"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(path, []byte(capture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := path + `:2: warning: response id "1" matches request 1 (line 1, tools/call) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go, C#) drop this response` + "\n" +
+		path + `:3: error: request "` + strings.Repeat("x", 63) + `... (10485762 bytes) (ping) was never answered` + "\n" +
+		path + `:4: error: request 2 (ping) was never answered` + "\n" +
+		"checked 1 file: 4 messages (3 requests, 1 response, 0 notifications); 2 errors, 1 warning\n"
+	code, out, errOut := runCmd(t, nil, "check", path)
+	if code != 1 || out != want {
+		t.Errorf("check long.jsonl = %d, stderr %q:\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+	code, out, _ = runCmd(t, strings.NewReader(capture), "check", "-")
+	if code != 1 || out != strings.ReplaceAll(want, path, "<stdin>") {
+		t.Errorf("check - (long lines) = %d:\n%s", code, out)
+	}
+}
+
+// Format detection reads no more than it needs: it works on input that
+// arrives one byte at a time.
+func TestCheckOneByteReads(t *testing.T) {
+	for _, name := range []string{"sse.har", "unmatched.jsonl", "clean.jsonl"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile("testdata/" + name + ".golden")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, out, _ := runCmd(t, iotest.OneByteReader(bytes.NewReader(data)), "check", "-")
+		if diff := cmp.Diff(strings.ReplaceAll(string(want), "testdata/"+name, "<stdin>"), out); diff != "" {
+			t.Errorf("%s read one byte at a time (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// Findings are written as soon as they are found, so a capture that is
+// still being recorded can be piped in.
+func TestCheckStreams(t *testing.T) {
+	pr, pw := io.Pipe()
+	out := &signalWriter{lines: make(chan string, 10)}
+	done := make(chan int)
+	go func() { done <- run([]string{"check", "-"}, pr, out, io.Discard) }()
+	fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":"x","result":{}}`)
+	select {
+	case line := <-out.lines:
+		if !strings.Contains(line, `<stdin>:1: error: response id "x" matches no pending request`) {
+			t.Errorf("first output %q", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no finding written while the input stays open")
+	}
+	fmt.Fprintln(pw, `{"jsonrpc":"2.0","id":"y","method":"ping"}`)
+	pw.Close()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Errorf("exit status %d, want 1", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("check did not end after its input was closed")
+	}
+}
+
+// signalWriter sends each complete line written to it on a channel.
+type signalWriter struct {
+	buf   bytes.Buffer
+	lines chan string
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	for {
+		line, err := w.buf.ReadString('\n')
+		if err != nil {
+			w.buf.Reset()
+			w.buf.WriteString(line)
+			return len(p), nil
+		}
+		select {
+		case w.lines <- line:
+		default:
+		}
+	}
+}
+
+// The memory check reads captures line by line: a capture far larger than
+// any buffer, produced on the fly, is checked without holding it.
+func TestCheckLargeStream(t *testing.T) {
+	const pairs = 200000
+	r := &generated{n: pairs}
+	code, out, _ := runCmd(t, bufio.NewReaderSize(r, 4096), "check", "-")
+	want := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, 0 notifications); no findings\n", 2*pairs, pairs, pairs)
+	if code != 0 || out != want {
+		t.Errorf("check of %d generated pairs = %d:\n%s", pairs, code, out)
+	}
+}
+
+// generated produces a capture of n request/response pairs.
+type generated struct {
+	n, i int
+	buf  []byte
+}
+
+func (g *generated) Read(p []byte) (int, error) {
+	for len(g.buf) == 0 {
+		if g.i == g.n {
+			return 0, io.EOF
+		}
+		g.buf = fmt.Appendf(g.buf[:0], `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t"}}`+"\n"+
+			`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", g.i, g.i)
+		g.i++
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
