@@ -319,7 +319,7 @@ func TestCheckLongLine(t *testing.T) {
 	if err := os.WriteFile(path, []byte(capture), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := path + `:2: warning: response id "1" matches request 1 (line 1, tools/call) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go, C#) drop this response` + "\n" +
+	want := path + `:2: warning: response id "1" matches request 1 (line 1, tools/call) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response` + "\n" +
 		path + `:3: error: request "` + strings.Repeat("x", 63) + `... (10485762 bytes) (ping) was never answered` + "\n" +
 		path + `:4: error: request 2 (ping) was never answered` + "\n" +
 		"checked 1 file: 4 messages (3 requests, 1 response, 0 notifications); 2 errors, 1 warning\n"
@@ -432,4 +432,24 @@ func (g *generated) Read(p []byte) (int, error) {
 	n := copy(p, g.buf)
 	g.buf = g.buf[n:]
 	return n, nil
+}
+
+// A JSON Lines session keeps state only for the requests pending: after
+// many answered requests nothing is left behind.
+func TestSessionStateBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard)}
+	s := newSession(c, "x")
+	for i := 0; i < 1000; i++ {
+		s.line(2*i+1, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)))
+		s.line(2*i+2, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d","result":{}}`, i)))
+	}
+	s.line(2001, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
+	sd := &s.sides[0]
+	if sd.pending.Len() != 1 || len(sd.js) != 1 || len(sd.py) != 1 || len(sd.rs) != 1 || len(s.entryRequests) != 0 {
+		t.Errorf("after 1000 answered requests and one pending: pending %d, js %d, py %d, rs %d, entry requests %d; want 1, 1, 1, 1, 0",
+			sd.pending.Len(), len(sd.js), len(sd.py), len(sd.rs), len(s.entryRequests))
+	}
+	if c.warnings != 1000 || c.errors != 0 {
+		t.Errorf("%d warnings, %d errors; want 1000 type changes and no errors", c.warnings, c.errors)
+	}
 }

@@ -214,7 +214,9 @@ func (s *session) request(pos position, server bool, id rpcid.ID, raw []byte, me
 	if server {
 		sd = &s.sides[1]
 	}
-	s.entryRequests = append(s.entryRequests, r)
+	if pos.entry > 0 {
+		s.entryRequests = append(s.entryRequests, r) // HAR only: JSON Lines keep no per-line state
+	}
 	err := sd.pending.Add(id, r)
 	if errors.Is(err, rpcid.ErrDuplicate) {
 		sent, first, _ := sd.pending.Take(id)
@@ -264,7 +266,7 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	switch {
 	case sent.Kind() != id.Kind():
 		s.report(pos, levelWarning, kindTypeChanged,
-			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go, C#) drop this response",
+			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
 				show(raw), r.describe(), typeWord(sent), typeWord(id)), f)
 	case isNumber(id) && string(r.raw) != string(raw):
 		s.report(pos, levelWarning, kindSpellingChanged,
