@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -323,4 +326,61 @@ func short(s string) string {
 		return s[:10] + "..."
 	}
 	return s
+}
+
+// TestLaxReference checks the three emulations against outputs recorded
+// once from the real parsers (node, CPython, rustc; versions in the file)
+// on a few thousand strings: every table entry above crossed with
+// JavaScript, Python and ASCII white space on either side, plus random
+// strings over digits, signs, '_', '.', 'e', radix letters and non-ASCII
+// digits and spaces.
+func TestLaxReference(t *testing.T) {
+	data, err := os.ReadFile("testdata/lax-reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases [][4]*string `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Cases) < 1000 {
+		t.Fatalf("only %d reference cases", len(ref.Cases))
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return "(error)"
+		}
+		return short(*p)
+	}
+	for _, c := range ref.Cases {
+		s := *c[0]
+		var js *string
+		if f := jsNumber(s); !math.IsNaN(f) {
+			v := jsString(f)
+			if f == 0 && math.Signbit(f) {
+				v = "-0"
+			}
+			js = &v
+		}
+		if str(js) != str(c[1]) {
+			t.Errorf("jsNumber(%q) = %s, node says %s", short(s), str(js), str(c[1]))
+		}
+		var py *string
+		if v, ok := pyInt(s); ok {
+			py = &v
+		}
+		if str(py) != str(c[2]) {
+			t.Errorf("pyInt(%q) = %s, CPython says %s", short(s), str(py), str(c[2]))
+		}
+		var rs *string
+		if n, ok := rustI64(s); ok {
+			v := strconv.FormatInt(n, 10)
+			rs = &v
+		}
+		if str(rs) != str(c[3]) {
+			t.Errorf("rustI64(%q) = %s, rustc says %s", short(s), str(rs), str(c[3]))
+		}
+	}
 }
