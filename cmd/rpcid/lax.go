@@ -361,3 +361,33 @@ func jsonNumberText(s string) string {
 	}
 	return intPart + frac + exp
 }
+
+// jsValue is the double a JavaScript peer holds for a JSON number text
+// (JSON.parse rounds to nearest, as Number() does).
+func jsValue(raw []byte) float64 {
+	f, _ := strconv.ParseFloat(string(raw), 64)
+	return f
+}
+
+// jsString formats a double as JavaScript's String() does for the values
+// that occur here.
+func jsString(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	// JavaScript writes no leading zeros in the exponent: 1e-7, not 1e-07.
+	mant, exp, _ := strings.Cut(s, "e")
+	sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + sign + digits
+}

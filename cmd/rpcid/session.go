@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -422,36 +421,6 @@ func numberIsIntegral(t string) bool {
 	return scale >= 0
 }
 
-// jsValue is the double a JavaScript peer holds for a JSON number text
-// (JSON.parse rounds to nearest, as Number() does).
-func jsValue(raw []byte) float64 {
-	f, _ := strconv.ParseFloat(string(raw), 64)
-	return f
-}
-
-// jsString formats a double as JavaScript's String() does for the values
-// that occur here.
-func jsString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		return "0"
-	}
-	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	// JavaScript writes no leading zeros in the exponent: 1e-7, not 1e-07.
-	mant, exp, _ := strings.Cut(s, "e")
-	sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
-	return mant + "e" + sign + digits
-}
-
 // index records r's id as each lax normalizer's SDK holds a pending id.
 // Only numeric ids are indexed: these SDKs normalize the response id and
 // look it up among numeric request ids.
@@ -622,19 +591,4 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// decodeBase64 decodes HAR base64 text, with or without padding, ignoring
-// line breaks.
-func decodeBase64(s string) ([]byte, error) {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
-			return -1
-		}
-		return r
-	}, s)
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return b, nil
-	}
-	return base64.RawStdEncoding.DecodeString(s)
 }

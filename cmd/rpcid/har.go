@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// HAR 1.2 shapes, as far as check reads them.
+type harEntry struct {
+	Request struct {
+		Method   string      `json:"method"`
+		PostData *harContent `json:"postData"`
+	} `json:"request"`
+	Response struct {
+		Status     int        `json:"status"`
+		StatusText string     `json:"statusText"`
+		Content    harContent `json:"content"`
+	} `json:"response"`
+}
+
+// harContent is a request's postData or a response's content.
+type harContent struct {
+	MimeType string  `json:"mimeType"`
+	Text     *string `json:"text"`
+	Encoding string  `json:"encoding"`
+}
+
+// readHAR reads a HAR capture one entry at a time with a streaming decoder.
+func (s *session) readHAR(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	entry := 0
+	bad := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
+			pos := position{entry: entry + 1}
+			s.invalid(pos, "", fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err))
+			return nil
+		}
+		return err
+	}
+	if err := expectDelim(dec, '{'); err != nil {
+		return bad(err)
+	}
+	sawEntries := false
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return bad(err)
+		}
+		if key != "log" {
+			if err := skipValue(dec); err != nil {
+				return bad(err)
+			}
+			continue
+		}
+		if err := expectDelim(dec, '{'); err != nil {
+			return bad(err)
+		}
+		for dec.More() {
+			key, err := dec.Token()
+			if err != nil {
+				return bad(err)
+			}
+			if key != "entries" {
+				if err := skipValue(dec); err != nil {
+					return bad(err)
+				}
+				continue
+			}
+			sawEntries = true
+			if err := expectDelim(dec, '['); err != nil {
+				return bad(err)
+			}
+			for dec.More() {
+				var e harEntry
+				err := dec.Decode(&e)
+				entry++
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+					continue
+				}
+				if err != nil {
+					entry--
+					return bad(err)
+				}
+				s.harEntry(entry, &e)
+			}
+			if err := expectDelim(dec, ']'); err != nil {
+				return bad(err)
+			}
+		}
+		if err := expectDelim(dec, '}'); err != nil {
+			return bad(err)
+		}
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return bad(err)
+	}
+	if !sawEntries {
+		s.invalid(position{entry: 1}, "", "not a valid HAR file: it has no log.entries")
+	}
+	return nil
+}
+
+var errMalformedHAR = errors.New("unexpected JSON structure")
+
+// expectDelim reads the next token and checks that it is d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			return io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if t != d {
+		return fmt.Errorf("%w: expected %v, found %v", errMalformedHAR, d, t)
+	}
+	return nil
+}
+
+// skipValue reads and discards the next JSON value.
+func skipValue(dec *json.Decoder) error {
+	var v json.RawMessage
+	return dec.Decode(&v)
+}
+
+// harEntry handles one HAR entry: the request body's messages are the
+// client's, the response body's the server's.
+func (s *session) harEntry(n int, e *harEntry) {
+	pos := position{entry: n}
+	s.entryRequests = s.entryRequests[:0]
+	if e.Request.PostData != nil {
+		s.body(pos, "request body: ", fromClient, e.Request.PostData)
+	}
+	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	if st := e.Response.Status; st < 200 || st > 299 {
+		note := "its HTTP exchange got no response"
+		if st > 0 {
+			note = fmt.Sprintf("its HTTP response had status %d", st)
+			if e.Response.StatusText != "" {
+				note += " " + e.Response.StatusText
+			}
+		}
+		for _, r := range s.entryRequests {
+			r.note = note
+		}
+	}
+}
+
+// body handles a HAR request or response body.
+func (s *session) body(pos position, loc string, dir direction, c *harContent) {
+	if c.Text == nil {
+		return
+	}
+	text := []byte(*c.Text)
+	if strings.EqualFold(c.Encoding, "base64") {
+		dec, err := decodeBase64(*c.Text)
+		if err != nil {
+			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
+			return
+		}
+		text = dec
+	}
+	trimmed := bytes.TrimSpace(text)
+	if len(trimmed) == 0 {
+		return
+	}
+	mt := strings.ToLower(strings.TrimSpace(c.MimeType))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	switch {
+	case mt == "text/event-stream":
+		s.sse(pos, loc, dir, text)
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		s.payload(pos, loc, dir, text, 0)
+	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
+		s.payload(pos, loc, dir, text, 0)
+	case mt == "" && looksLikeSSE(trimmed):
+		s.sse(pos, loc, dir, text)
+	}
+}
+
+// looksLikeSSE reports whether an untyped body starts like an event stream.
+func looksLikeSSE(b []byte) bool {
+	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// sse handles a text/event-stream body: each event's data lines, joined
+// with newlines, are one message. Events without data (such as the priming
+// events of MCP's resumable streams) and comments are skipped. Lines end in
+// CRLF, LF or CR. An event not followed by a blank line at the end of the
+// body is still read: capture tools often trim trailing newlines.
+func (s *session) sse(pos position, loc string, dir direction, body []byte) {
+	var data []byte
+	hasData := false
+	event := 0
+	dispatch := func() {
+		if hasData {
+			event++
+			if len(bytes.TrimSpace(data)) > 0 {
+				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
+			}
+		}
+		data, hasData = data[:0], false
+	}
+	for len(body) > 0 {
+		i := bytes.IndexAny(body, "\r\n")
+		var line []byte
+		if i < 0 {
+			line, body = body, nil
+		} else {
+			line = body[:i]
+			if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
+				i++
+			}
+			body = body[i+1:]
+		}
+		if len(line) == 0 {
+			dispatch()
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if string(field) == "data" {
+			if hasData {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			hasData = true
+		}
+	}
+	dispatch()
+}
+
+// decodeBase64 decodes HAR base64 text, with or without padding, ignoring
+// line breaks.
+func decodeBase64(s string) ([]byte, error) {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
+			return -1
+		}
+		return r
+	}, s)
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+		return b, nil
+	}
+	return base64.RawStdEncoding.DecodeString(s)
+}
