@@ -1,0 +1,259 @@
+package httpid
+
+import (
+	"bytes"
+	"io"
+)
+
+// eventBody is the body of a text/event-stream response. It passes the
+// stream on as it arrives, holding back only the event being read from its
+// first data line to the blank line that dispatches it, and restores the
+// response ids in each event's data (see Transport).
+//
+// Parsing follows the WHATWG HTML standard, section 9.2.6 "Interpreting an
+// event stream": lines end with CRLF, LF or CR; a line starting with a colon
+// is a comment; "name: value" loses one space after the colon; the values of
+// an event's data lines are joined with LF; a blank line dispatches the event;
+// a byte order mark may start the stream.
+type eventBody struct {
+	t      *Transport
+	rc     io.ReadCloser
+	ex     *exchange
+	failed bool
+	max    int
+
+	buf []byte // chunk read from rc
+	out []byte // bytes ready for the caller, from out[off]
+	off int
+	err error // rc's error, returned once out is drained
+
+	line     []byte     // the current line so far, without its terminator
+	held     []byte     // the current event from its first data line
+	data     []dataLine // the data values of the current event, in held
+	event    []byte     // the current event's type
+	join     []byte     // scratch: the data of a multi-line event
+	spans    []span     // scratch
+	holding  bool       // the current event has a data line: bytes go to held
+	skipping bool       // the current event outgrew max: pass it on unexamined
+	skipLine bool       // while skipping: the current line is not blank
+	cr       bool       // the last byte fed was CR: a LF next belongs to it
+	first    bool       // no line has ended yet
+}
+
+// A dataLine locates the value of one data line in eventBody.held.
+type dataLine struct{ start, n int }
+
+// heldLimit is the capacity above which eventBody's buffers are freed after
+// each event, so one large event does not pin its memory for the stream's
+// lifetime.
+const heldLimit = 64 << 10
+
+func newEventBody(t *Transport, rc io.ReadCloser, ex *exchange, failed bool) *eventBody {
+	return &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
+}
+
+// Read implements io.Reader. It returns what is ready as soon as any is,
+// without waiting to fill p.
+func (b *eventBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for b.off == len(b.out) {
+		b.out, b.off = b.out[:0], 0
+		if b.err != nil {
+			return 0, b.err
+		}
+		if b.buf == nil {
+			b.buf = make([]byte, 16<<10)
+		}
+		n, err := b.rc.Read(b.buf)
+		b.feed(b.buf[:n])
+		if err != nil {
+			b.err = err
+			b.finish()
+		}
+	}
+	n := copy(p, b.out[b.off:])
+	b.off += n
+	return n, nil
+}
+
+// Close closes the underlying body and ends the exchange. It may be called
+// concurrently with Read, as for any response body.
+func (b *eventBody) Close() error {
+	err := b.rc.Close()
+	b.t.release(b.ex, b.failed)
+	return err
+}
+
+// finish passes on an event left incomplete when the stream ended (clients
+// discard it: only a blank line dispatches an event) and ends the exchange.
+func (b *eventBody) finish() {
+	b.out = append(b.out, b.held...)
+	b.out = append(b.out, b.line...)
+	b.reset()
+	b.line = b.line[:0]
+	b.t.release(b.ex, b.failed)
+}
+
+// feed processes bytes read from the stream.
+func (b *eventBody) feed(p []byte) {
+	for len(p) > 0 {
+		if b.cr {
+			b.cr = false
+			if p[0] == '\n' { // the rest of a CRLF
+				b.put(p[:1])
+				p = p[1:]
+				continue
+			}
+		}
+		i := bytes.IndexAny(p, "\r\n")
+		if i < 0 {
+			b.partial(p)
+			return
+		}
+		b.partial(p[:i])
+		b.cr = p[i] == '\r'
+		b.endLine(p[i : i+1])
+		p = p[i+1:]
+	}
+}
+
+// put passes bytes of the current event on, or holds them.
+func (b *eventBody) put(p []byte) {
+	if b.holding {
+		b.held = append(b.held, p...)
+	} else {
+		b.out = append(b.out, p...)
+	}
+}
+
+// partial adds p to the current line.
+func (b *eventBody) partial(p []byte) {
+	if b.skipping {
+		if len(p) > 0 {
+			b.skipLine = true
+			b.out = append(b.out, p...)
+		}
+		return
+	}
+	b.line = append(b.line, p...)
+	if len(b.held)+len(b.line) > b.max {
+		// Too long to examine: pass the event on as it is.
+		b.out = append(b.out, b.held...)
+		b.out = append(b.out, b.line...)
+		b.skipLine = len(b.line) > 0
+		b.line = b.line[:0]
+		b.reset()
+		b.skipping = true
+	}
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// endLine processes the current line, ended by term.
+func (b *eventBody) endLine(term []byte) {
+	if b.skipping {
+		b.out = append(b.out, term...)
+		if !b.skipLine { // a blank line ends the event
+			b.skipping = false
+		}
+		b.skipLine = false
+		b.first = false
+		return
+	}
+	l := b.line
+	content := l
+	if b.first {
+		b.first = false
+		content = bytes.TrimPrefix(l, bom)
+	}
+	switch {
+	case len(content) == 0:
+		b.dispatch()
+		b.out = append(b.out, l...)
+		b.out = append(b.out, term...)
+	case content[0] == ':': // a comment
+		b.put(l)
+		b.put(term)
+	default:
+		name, value, _ := bytes.Cut(content, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(name) {
+		case "data":
+			b.holding = true
+			b.data = append(b.data, dataLine{len(b.held) + len(l) - len(value), len(value)})
+		case "event":
+			b.event = append(b.event[:0], value...)
+		}
+		b.put(l)
+		b.put(term)
+	}
+	b.line = b.line[:0]
+}
+
+// dispatch passes the current event on with its ids restored, and starts the
+// next event.
+func (b *eventBody) dispatch() {
+	if b.holding {
+		b.out = b.restoreEvent(b.out)
+	}
+	b.reset()
+}
+
+// reset forgets the current event.
+func (b *eventBody) reset() {
+	b.held, b.data, b.event = b.held[:0], b.data[:0], b.event[:0]
+	b.holding = false
+	if cap(b.held) > heldLimit {
+		b.held = nil
+	}
+	if cap(b.join) > heldLimit {
+		b.join = nil
+	}
+	if cap(b.line) > heldLimit {
+		b.line = nil
+	}
+}
+
+// restoreEvent appends the held event to dst with its ids restored.
+func (b *eventBody) restoreEvent(dst []byte) []byte {
+	held := b.held
+	if len(b.event) > 0 && string(b.event) != "message" || b.t.Len() == 0 {
+		return append(dst, held...)
+	}
+	var data []byte
+	if len(b.data) == 1 {
+		d := b.data[0]
+		data = held[d.start : d.start+d.n]
+	} else {
+		b.join = b.join[:0]
+		for i, d := range b.data {
+			if i > 0 {
+				b.join = append(b.join, '\n')
+			}
+			b.join = append(b.join, held[d.start:d.start+d.n]...)
+		}
+		data = b.join
+	}
+	spans, ok := scanIDs(b.spans[:0], data, responses)
+	if !ok || len(spans) == 0 {
+		return append(dst, held...)
+	}
+	// Map the spans from data to held. A JSON token cannot contain the LF
+	// that joins two lines, so each id lies within one data line.
+	j, at := 0, 0 // data line j starts at offset at in data
+	for i, sp := range spans {
+		for j < len(b.data) && sp.start >= at+b.data[j].n+1 {
+			at += b.data[j].n + 1
+			j++
+		}
+		if j == len(b.data) || sp.end > at+b.data[j].n {
+			return append(dst, held...) // unreachable for valid JSON
+		}
+		shift := b.data[j].start - at
+		spans[i] = span{sp.start + shift, sp.end + shift}
+	}
+	b.spans = spans
+	return b.t.restoreSpans(dst, held, spans)
+}

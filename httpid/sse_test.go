@@ -1,0 +1,348 @@
+package httpid
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// pendingTransport returns a Transport that has sent requests with the given
+// JSON ids, on an exchange that is still open.
+func pendingTransport(t testing.TB, max int, ids ...string) *Transport {
+	t.Helper()
+	tr := &Transport{MaxMessageSize: max}
+	var reqs []string
+	for _, id := range ids {
+		reqs = append(reqs, `{"jsonrpc":"2.0","id":`+id+`,"method":"m"}`)
+	}
+	if _, err := tr.add(requestIDs([]byte("[" + strings.Join(reqs, ",") + "]"))); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Len() != len(ids) {
+		t.Fatalf("pendingTransport: %d ids pending, want %d", tr.Len(), len(ids))
+	}
+	return tr
+}
+
+// readStream reads stream through an eventBody, with reads shaped by wrap.
+func readStream(t testing.TB, tr *Transport, stream string, wrap func(io.Reader) io.Reader) string {
+	t.Helper()
+	b := newEventBody(tr, io.NopCloser(wrap(strings.NewReader(stream))), nil, false)
+	got, err := io.ReadAll(b)
+	if err != nil {
+		t.Fatalf("reading: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return string(got)
+}
+
+// chunks returns a reader that returns at most n bytes per Read, n drawn at
+// random between 1 and 7.
+func chunks(seed int64) func(io.Reader) io.Reader {
+	return func(r io.Reader) io.Reader {
+		return &chunkReader{r: r, rnd: rand.New(rand.NewSource(seed))}
+	}
+}
+
+type chunkReader struct {
+	r   io.Reader
+	rnd *rand.Rand
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if n := 1 + c.rnd.Intn(7); len(p) > n {
+		p = p[:n]
+	}
+	return c.r.Read(p)
+}
+
+var readShapes = map[string]func(io.Reader) io.Reader{
+	"whole":    func(r io.Reader) io.Reader { return r },
+	"one byte": iotest.OneByteReader,
+	"half":     iotest.HalfReader,
+	"random 1": chunks(1),
+	"random 2": chunks(2),
+	"data+EOF": iotest.DataErrReader,
+}
+
+// TestEventBodySplitReads checks that how the stream is cut into reads
+// (events split across reads, CRLF split between CR and LF, a byte order mark
+// split) never changes the result.
+func TestEventBodySplitReads(t *testing.T) {
+	ids := []string{`1`, `2`, `"x"`, `3`}
+	tests := []struct {
+		name, stream, want string
+	}{
+		{
+			"mixed line endings",
+			"data: {\"id\":\"1\",\"result\":1}\r\n\r\n: c\rdata: {\"id\":\"2\",\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"id\":\"x\",\"result\":0},{\"id\":\"3\",\"result\":3}]\n\n",
+			"data: {\"id\":1,\"result\":1}\r\n\r\n: c\rdata: {\"id\":2,\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"id\":\"x\",\"result\":0},{\"id\":3,\"result\":3}]\n\n",
+		},
+		{
+			"byte order mark and CRLF",
+			"\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbfdata:{\"id\":1,\"result\":1}\r\n\r\n",
+		},
+		{
+			"byte order mark only at the start",
+			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
+		},
+		{
+			"blank lines between events",
+			"\n\n\r\n\rdata: {\"id\":\"2\",\"result\":2}\n\n\n\n",
+			"\n\n\r\n\rdata: {\"id\":2,\"result\":2}\n\n\n\n",
+		},
+		{
+			"id in the last of many data lines",
+			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: \"3\"\ndata: }\n\n",
+			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: 3\ndata: }\n\n",
+		},
+		{
+			"no terminator at the end",
+			"data: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}",
+			"data: {\"id\":1,\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}",
+		},
+	}
+	for _, tt := range tests {
+		for shape, wrap := range readShapes {
+			t.Run(tt.name+"/"+shape, func(t *testing.T) {
+				got := readStream(t, pendingTransport(t, 0, ids...), tt.stream, wrap)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestEventBodyOverflow checks events longer than MaxMessageSize: they pass
+// unchanged, the stream goes on, and memory stays bounded.
+func TestEventBodyOverflow(t *testing.T) {
+	long := strings.Repeat("a", 200)
+	tests := []struct {
+		name, stream, want string
+	}{
+		{
+			"long data line",
+			"data: {\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
+			"data: {\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+		},
+		{
+			"many short data lines",
+			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"id\":\"2\",\"result\":2}\n\n",
+			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"id\":2,\"result\":2}\n\n",
+		},
+		{
+			"long comment before data",
+			": " + long + "\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
+			": " + long + "\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+		},
+		{
+			"long line without end",
+			"data: {\"id\":\"2\",\"result\":2}\n\n" + "data: " + long + long,
+			"data: {\"id\":2,\"result\":2}\n\n" + "data: " + long + long,
+		},
+	}
+	for _, tt := range tests {
+		for shape, wrap := range readShapes {
+			t.Run(tt.name+"/"+shape, func(t *testing.T) {
+				got := readStream(t, pendingTransport(t, 100, `1`, `2`), tt.stream, wrap)
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestEventBodyBoundedMemory streams an 8 MiB line and an 8 MiB event of
+// short lines with a 4 KiB limit and checks what the eventBody holds.
+func TestEventBodyBoundedMemory(t *testing.T) {
+	const size = 8 << 20
+	for name, r := range map[string]io.Reader{
+		"one line":    io.MultiReader(strings.NewReader("data: "), &repeatReader{'a', size}),
+		"short lines": io.MultiReader(strings.NewReader("data: "), &repeatReader{'\n', size}),
+		"comments":    &repeatReader{':', size},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := pendingTransport(t, 4<<10, `1`)
+			b := newEventBody(tr, io.NopCloser(r), nil, false)
+			buf := make([]byte, 32<<10)
+			total := 0
+			for {
+				n, err := b.Read(buf)
+				total += n
+				if held := cap(b.held) + cap(b.line) + cap(b.out) + cap(b.join); held > 256<<10 {
+					t.Fatalf("after %d bytes the eventBody holds %d bytes", total, held)
+				}
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if total < size {
+				t.Errorf("read %d bytes, want at least %d", total, size)
+			}
+		})
+	}
+}
+
+type repeatReader struct {
+	b byte
+	n int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	p = p[:min(len(p), r.n)]
+	for i := range p {
+		p[i] = r.b
+	}
+	r.n -= len(p)
+	return len(p), nil
+}
+
+// TestEventBodyReadError checks that a stream error reaches the caller after
+// the bytes that arrived, and ends the exchange.
+func TestEventBodyReadError(t *testing.T) {
+	tr := pendingTransport(t, 0)
+	ex, err := tr.add(requestIDs([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := io.MultiReader(strings.NewReader("data: {\"id\":\"1\""), iotest.ErrReader(io.ErrUnexpectedEOF))
+	b := newEventBody(tr, io.NopCloser(r), ex, false)
+	got, err := io.ReadAll(b)
+	if err != io.ErrUnexpectedEOF {
+		t.Errorf("error = %v, want %v", err, io.ErrUnexpectedEOF)
+	}
+	if string(got) != "data: {\"id\":\"1\"" {
+		t.Errorf("read %q before the error", got)
+	}
+	if !ex.released || tr.orphans.Len() != 1 {
+		t.Errorf("exchange released %v with %d orphans; want released, 1 orphan", ex.released, tr.orphans.Len())
+	}
+}
+
+// TestTableLifecycle drives the id table directly: orphans are answered,
+// evicted oldest first, and removed when their exchange fails.
+func TestTableLifecycle(t *testing.T) {
+	tr := &Transport{MaxPending: 3}
+	ids := func(s string) []sentID { return requestIDs([]byte(s)) }
+	ex1, _ := tr.add(ids(`{"id":1,"method":"m"}`))
+	ex2, _ := tr.add(ids(`{"id":"2","method":"m"}`))
+	tr.release(ex1, false) // orphan 1
+	tr.release(ex2, false) // orphan "2"
+	tr.release(ex2, true)  // a second release changes nothing
+	if tr.Len() != 2 || tr.orphans.Len() != 2 {
+		t.Fatalf("Len %d, orphans %d; want 2, 2", tr.Len(), tr.orphans.Len())
+	}
+	// Two more ids need one slot: the oldest orphan (1) goes.
+	ex3, err := tr.add(ids(`[{"id":3,"method":"m"},{"id":4,"method":"m"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.restore([]byte(`"1"`)); got != nil {
+		t.Errorf("evicted id 1 restored to %s", got)
+	}
+	if got := tr.restore([]byte(`2`)); string(got) != `"2"` {
+		t.Errorf("orphan \"2\" restored to %q, want \"2\"", got)
+	}
+	// Full with requests in flight: refused.
+	if _, err := tr.add(ids(`[{"id":5,"method":"m"},{"id":6,"method":"m"}]`)); err == nil {
+		t.Errorf("add beyond MaxPending succeeded")
+	}
+	tr.release(ex3, true)
+	if tr.Len() != 0 || tr.orphans.Len() != 0 {
+		t.Errorf("after a failed exchange: Len %d, orphans %d; want 0, 0", tr.Len(), tr.orphans.Len())
+	}
+	// Equal ids spelled alike: both are answered, one response each.
+	exA, _ := tr.add(ids(`{"id":7,"method":"m"}`))
+	_, _ = tr.add(ids(`{"id":7,"method":"m"}`))
+	tr.release(exA, false)
+	for i := range 2 {
+		if got := tr.restore([]byte(`"7"`)); string(got) != `7` {
+			t.Errorf("response %d: restored to %q, want 7", i, got)
+		}
+	}
+	if tr.Len() != 0 || tr.orphans.Len() != 0 {
+		t.Errorf("Len %d, orphans %d; want 0, 0", tr.Len(), tr.orphans.Len())
+	}
+	// An in-flight request is preferred to an orphan with another spelling.
+	exB, _ := tr.add(ids(`{"id":"8","method":"m"}`))
+	tr.release(exB, false)
+	_, _ = tr.add(ids(`{"id":8,"method":"m"}`))
+	if got := tr.restore([]byte(`8.0`)); string(got) != `8` {
+		t.Errorf("restored to %q, want 8 (the request in flight)", got)
+	}
+	if got := tr.restore([]byte(`8.0`)); string(got) != `"8"` {
+		t.Errorf("restored to %q, want \"8\" (the orphan)", got)
+	}
+}
+
+// FuzzEventBody checks, for any stream: no panic; with no ids pending the
+// stream passes unchanged; how the stream is split into reads never changes
+// the result; and the stream's structure never changes.
+func FuzzEventBody(f *testing.F) {
+	f.Add("data: {\"id\":\"1\",\"result\":1}\n\n", int64(1))
+	f.Add("data: {\"id\":\"a\",\r\ndata:\"result\":1}\r\n\r\n", int64(2))
+	f.Add(": x\rdata: [{\"id\":2,\"error\":{}},{\"id\":\"1\",\"result\":1}]\r\r", int64(3))
+	f.Add("\xef\xbb\xbfevent: message\ndata:{\"result\":null,\"id\":\"\\u0061\"}\n\n", int64(4))
+	f.Fuzz(func(t *testing.T, stream string, seed int64) {
+		if got := readStream(t, &Transport{}, stream, chunks(seed)); got != stream {
+			t.Fatalf("with nothing pending: got %q, want %q", got, stream)
+		}
+		ids := []string{`1`, `"2"`, `"a"`}
+		whole := readStream(t, pendingTransport(t, 64, ids...), stream, func(r io.Reader) io.Reader { return r })
+		split := readStream(t, pendingTransport(t, 64, ids...), stream, chunks(seed))
+		if whole != split {
+			t.Fatalf("split reads changed the result:\nwhole %q\nsplit %q", whole, split)
+		}
+		// Only id values change, and none of the ids pending or Equal to them
+		// contains any of these bytes: the structure of the stream is kept.
+		for _, c := range "\r\n:{}[]," {
+			if a, b := strings.Count(stream, string(c)), strings.Count(whole, string(c)); a != b {
+				t.Fatalf("%q count changed from %d to %d:\nin  %q\nout %q", c, a, b, stream, whole)
+			}
+		}
+	})
+}
+
+// FuzzScanIDs checks scanIDs against encoding/json: accepted input is valid
+// JSON, and every span is a valid JSON value inside the input.
+func FuzzScanIDs(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"1","result":{}}`))
+	f.Add([]byte(`[{"id":1,"method":"m"},{"id":2,"result":[]}]`))
+	f.Add([]byte(` {"id" : {"a":1}, "error":null} `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, k := range []kind{requests, responses} {
+			spans, ok := scanIDs(nil, data, k)
+			if ok != json.Valid(data) && ok {
+				t.Fatalf("scanIDs accepted invalid JSON %q", data)
+			}
+			last := 0
+			for _, sp := range spans {
+				if sp.start < last || sp.end <= sp.start || sp.end > len(data) {
+					t.Fatalf("bad span %v in %q", sp, data)
+				}
+				if v := data[sp.start:sp.end]; !json.Valid(v) || len(bytes.TrimSpace(v)) != len(v) {
+					t.Fatalf("span %v of %q is %q, not a JSON value", sp, data, v)
+				}
+				last = sp.end
+			}
+		}
+	})
+}

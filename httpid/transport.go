@@ -1,0 +1,507 @@
+package httpid
+
+import (
+	"bytes"
+	"container/list"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rpcid/rpcid"
+)
+
+// DefaultMaxPending is the number of request ids a Transport remembers at
+// most when its MaxPending field is zero or negative.
+const DefaultMaxPending = 4096
+
+// DefaultMaxMessageSize is the size in bytes of the largest request body,
+// application/json response body or event-stream event a Transport examines
+// when its MaxMessageSize field is zero or negative. It is the default event
+// size limit of the MCP Go SDK's client (16 MiB).
+const DefaultMaxMessageSize = 16 << 20
+
+// ErrTooManyPending is returned, wrapped, by Transport.RoundTrip when sending
+// the request would make the Transport remember more than MaxPending request
+// ids. The request is not sent. Use errors.Is to test for it; through an
+// http.Client it arrives inside a *url.Error.
+var ErrTooManyPending = errors.New("httpid: too many request ids pending")
+
+// Transport is an http.RoundTripper that restores JSON-RPC response ids
+// changed in transit. It remembers the id of each JSON-RPC request it sends
+// and, in the responses it receives, rewrites each response id that is Equal
+// under the rpcid rule to a remembered id but spelled differently back to the
+// exact bytes that were sent. A gateway that turns "id":1 into "id":"1" (or
+// "id":"1" into "id":1) is thereby invisible to the client above it.
+//
+// Requests. The body of a POST whose Content-Type is application/json, a
+// +json type or absent, and that has no Content-Encoding, is read (at most
+// MaxMessageSize bytes) and sent on byte for byte; the id of each request in it
+// (a JSON object with a "method" member, or each such element of a batch
+// array) is remembered. Notifications (no "id"), null ids and ids that are not
+// valid (see rpcid.Parse) are not remembered. Bodies of other requests, and
+// bodies longer than MaxMessageSize, are sent unexamined.
+//
+// Responses. Every response is examined, whichever exchange it belongs to, so
+// a response that arrives on another request's stream (such as the MCP
+// standalone event stream opened with GET) is restored too:
+//   - application/json (or +json): the body is read in full (at most
+//     MaxMessageSize bytes) before RoundTrip returns. If it is a JSON-RPC
+//     response or a batch of them, the ids are restored, and ContentLength and
+//     the Content-Length header are set to the new length if it changed.
+//   - text/event-stream: the body is streamed. Each event is held from its
+//     first data line until the blank line that ends it (never more than
+//     MaxMessageSize bytes; a longer event passes through unchanged) and then
+//     passed on. The data of an event whose type is empty or "message" (the
+//     lines joined with LF, as the SSE standard says) is examined like a JSON
+//     body; an id on any of its lines is restored in place. Comments, other
+//     fields, other event types and data that is not JSON-RPC pass unchanged.
+//     LF, CR and CRLF line endings and a leading byte order mark are
+//     understood. Because a rewrite can change the length, an event-stream
+//     response's ContentLength is set to -1 and its Content-Length header is
+//     removed.
+//   - anything else, including bodies with a Content-Encoding other than
+//     identity, passes unexamined. http.Transport removes the gzip encoding it
+//     asked for itself (Response.Uncompressed), so such bodies are examined;
+//     bodies encoded because the caller set Accept-Encoding are not, and
+//     their ids are not restored.
+//
+// Only response messages are examined: objects with a "result" or "error"
+// member and no "method" member. Requests the server sends to the client carry
+// ids from the server's own sequence and are never changed. Within a message
+// only the bytes of the top-level "id" member's value may change; every other
+// byte is passed on as received. A message with two "id" members is left
+// alone. An id that was never sent, a null id, and a form that the rule does
+// not equate with the sent id (such as "02" for 2, or "1.0" for 1) pass
+// unchanged. An id already spelled as sent passes unchanged but counts as the
+// answer. If requests with Equal ids but different spellings are pending at
+// once, a response with that id is ambiguous and passes unchanged.
+//
+// Memory. A remembered id is forgotten when a response with an Equal id
+// passes through any body of the Transport, and when its exchange fails: the
+// base RoundTripper returns an error, or the response status is not 2xx and
+// its body has ended. When a successful exchange ends without the response
+// (202 Accepted with no body, as for requests whose responses arrive on another
+// stream; an event stream that ends or is closed early; a JSON body without
+// it), the id is kept for a response arriving on another stream, but such ids
+// are the first to be dropped, oldest first, when room is needed. At most
+// MaxPending ids are remembered; a request that cannot be recorded within that
+// limit fails with ErrTooManyPending before it is sent. As with http.Transport,
+// callers must close response bodies.
+//
+// A Transport is safe for concurrent use by multiple goroutines, and shares
+// one table of ids among all of its requests. Its zero value is ready to use.
+// It must not be copied after first use. Set its fields before first use.
+type Transport struct {
+	// Base carries the requests. If nil, http.DefaultTransport is used.
+	Base http.RoundTripper
+
+	// MaxPending is the largest number of request ids remembered at once.
+	// If zero or negative, DefaultMaxPending is used.
+	MaxPending int
+
+	// MaxMessageSize is the size in bytes of the largest request body,
+	// application/json response body or event-stream event examined. Larger
+	// ones pass unexamined: their request ids are not remembered and their
+	// response ids are not restored. If zero or negative,
+	// DefaultMaxMessageSize is used.
+	MaxMessageSize int
+
+	mu      sync.Mutex
+	table   rpcid.Pending[*slot]
+	n       int       // records in table
+	orphans list.List // *record whose exchange ended unanswered, oldest first
+}
+
+// A record is one request id sent by one exchange.
+type record struct {
+	id   rpcid.ID
+	raw  []byte        // the id's exact JSON text as sent; never modified
+	elem *list.Element // in Transport.orphans once the exchange ended unanswered
+	done bool          // answered or dropped: no longer in the table
+}
+
+// A slot holds the records of all pending requests with Equal ids, in the
+// order they were sent. Usually there is one.
+type slot struct{ recs []*record }
+
+// An exchange is one RoundTrip that recorded request ids.
+type exchange struct {
+	recs     []*record
+	released bool
+}
+
+// A sent id is a request id read from a request body.
+type sentID struct {
+	id  rpcid.ID
+	raw []byte
+}
+
+// RoundTrip implements http.RoundTripper. It records the request ids in req's
+// body (see Transport), sends req with Base, and returns Base's response with
+// its body wrapped so that response ids are restored as they are read.
+//
+// It returns an error, and does not send the request, if reading the request
+// body fails, or if the request's ids cannot be recorded within MaxPending
+// (wrapping ErrTooManyPending). It returns Base's error as it is. In every
+// case the request body is closed, as http.RoundTripper requires. RoundTrip
+// does not modify req; it sends a clone when it has read the body.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	var ex *exchange
+	if examineRequest(req) {
+		r2, ids, err := t.readRequest(req)
+		if err != nil {
+			return nil, err
+		}
+		if ex, err = t.add(ids); err != nil {
+			return nil, err
+		}
+		req = r2
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		t.release(ex, true)
+		return nil, err
+	}
+	t.wrap(req, resp, ex)
+	return resp, nil
+}
+
+// CloseIdleConnections calls CloseIdleConnections on Base (or on
+// http.DefaultTransport if Base is nil) if it has such a method, so that
+// http.Client.CloseIdleConnections reaches the underlying transport.
+func (t *Transport) CloseIdleConnections() {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// Len returns the number of request ids the Transport remembers now:
+// requests in flight, plus requests whose exchange ended without their
+// response and that have not been dropped yet.
+func (t *Transport) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+func (t *Transport) maxPending() int {
+	if t.MaxPending > 0 {
+		return t.MaxPending
+	}
+	return DefaultMaxPending
+}
+
+func (t *Transport) maxMessageSize() int {
+	if t.MaxMessageSize > 0 {
+		return t.MaxMessageSize
+	}
+	return DefaultMaxMessageSize
+}
+
+// examineRequest reports whether req's body may hold JSON-RPC requests.
+func examineRequest(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.Body == nil || req.Body == http.NoBody || encoded(req.Header) {
+		return false
+	}
+	return req.Header.Get("Content-Type") == "" || isJSON(mediaType(req.Header))
+}
+
+// readRequest reads req's body and returns a clone of req that sends the same
+// bytes, with the request ids found in them.
+func (t *Transport) readRequest(req *http.Request) (*http.Request, []sentID, error) {
+	limit := t.maxMessageSize()
+	data, err := io.ReadAll(io.LimitReader(req.Body, int64(limit)+1))
+	if err != nil {
+		req.Body.Close()
+		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
+	}
+	r2 := req.Clone(req.Context())
+	if len(data) > limit {
+		// Too long to examine: send it on as it is, unrecorded.
+		r2.Body = readCloser{io.MultiReader(bytes.NewReader(data), req.Body), req.Body}
+		return r2, nil, nil
+	}
+	req.Body.Close()
+	r2.Body = io.NopCloser(bytes.NewReader(data))
+	r2.GetBody = func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
+	return r2, requestIDs(data), nil
+}
+
+// requestIDs returns the ids of the JSON-RPC requests in body that can be
+// matched to a response: valid ids other than null.
+func requestIDs(body []byte) []sentID {
+	spans, _ := scanIDs(nil, body, requests)
+	var ids []sentID
+	for _, sp := range spans {
+		raw := body[sp.start:sp.end]
+		id, err := rpcid.Parse(raw)
+		if err != nil || id.Kind() == rpcid.KindNull {
+			continue
+		}
+		ids = append(ids, sentID{id, bytes.Clone(raw)}) // do not pin the body
+	}
+	return ids
+}
+
+// add records ids as sent by one new exchange.
+func (t *Transport) add(ids []sentID) (*exchange, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	limit := t.maxPending()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.n+len(ids) > limit && t.orphans.Len() > 0 {
+		t.remove(t.orphans.Front().Value.(*record))
+	}
+	if t.n+len(ids) > limit {
+		return nil, fmt.Errorf("%w: %d pending, the request adds %d, MaxPending is %d", ErrTooManyPending, t.n, len(ids), limit)
+	}
+	ex := &exchange{recs: make([]*record, len(ids))}
+	for i, s := range ids {
+		r := &record{id: s.id, raw: s.raw}
+		ex.recs[i] = r
+		_, sl, ok := t.table.Take(r.id)
+		if !ok {
+			sl = &slot{}
+		}
+		sl.recs = append(sl.recs, r)
+		t.put(sl)
+		t.n++
+	}
+	return ex, nil
+}
+
+// put stores a non-empty slot in the table. t.mu is held, and no Equal id is
+// in the table.
+func (t *Transport) put(sl *slot) {
+	if err := t.table.Add(sl.recs[0].id, sl); err != nil {
+		// Records hold valid, non-null ids, and their slot was taken out.
+		panic("httpid: internal error: " + err.Error())
+	}
+}
+
+// remove takes r out of the table. t.mu is held.
+func (t *Transport) remove(r *record) {
+	if _, sl, ok := t.table.Take(r.id); ok {
+		sl.recs = slices.DeleteFunc(sl.recs, func(x *record) bool { return x == r })
+		if len(sl.recs) > 0 {
+			t.put(sl)
+		}
+	}
+	t.drop(r)
+}
+
+// drop marks r as gone from the table. t.mu is held.
+func (t *Transport) drop(r *record) {
+	if r.elem != nil {
+		t.orphans.Remove(r.elem)
+		r.elem = nil
+	}
+	r.done = true
+	t.n--
+}
+
+// release ends ex. Its unanswered ids are forgotten if the exchange failed and
+// kept as orphans otherwise. It may be called more than once.
+func (t *Transport) release(ex *exchange, failed bool) {
+	if ex == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ex.released {
+		return
+	}
+	ex.released = true
+	for _, r := range ex.recs {
+		switch {
+		case r.done:
+		case failed:
+			t.remove(r)
+		default:
+			r.elem = t.orphans.PushBack(r)
+		}
+	}
+	ex.recs = nil
+}
+
+// restore answers a response whose id is raw: it forgets the matching request
+// id and returns the bytes to write instead of raw, or nil to leave raw as it
+// is (raw is already spelled as sent, matches nothing, or is ambiguous).
+func (t *Transport) restore(raw []byte) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.n == 0 {
+		return nil
+	}
+	_, sl, ok := t.table.TakeJSON(raw)
+	if !ok {
+		return nil
+	}
+	var repl []byte
+	if i, rewrite := sl.choose(raw); i >= 0 {
+		r := sl.recs[i]
+		sl.recs = slices.Delete(sl.recs, i, i+1)
+		t.drop(r)
+		if rewrite {
+			repl = r.raw
+		}
+	}
+	if len(sl.recs) > 0 {
+		t.put(sl)
+	}
+	return repl
+}
+
+// choose picks the record a response with id raw answers. It prefers a record
+// spelled exactly as raw (no rewrite), then the only spelling among requests
+// still in flight, then the only spelling among orphans. It returns -1 if
+// the spellings disagree.
+func (sl *slot) choose(raw []byte) (i int, rewrite bool) {
+	i = -1
+	for j, r := range sl.recs {
+		if bytes.Equal(r.raw, raw) {
+			if r.elem == nil {
+				return j, false
+			}
+			if i < 0 {
+				i = j
+			}
+		}
+	}
+	if i >= 0 {
+		return i, false
+	}
+	for _, orphans := range [2]bool{false, true} {
+		for j, r := range sl.recs {
+			if (r.elem != nil) != orphans {
+				continue
+			}
+			if i < 0 {
+				i = j
+			} else if !bytes.Equal(r.raw, sl.recs[i].raw) {
+				return -1, false
+			}
+		}
+		if i >= 0 {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+// wrap arranges for resp's body to be examined and for ex to be released
+// when the exchange ends.
+func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *exchange) {
+	failed := resp.StatusCode < 200 || resp.StatusCode > 299
+	if req.Method == http.MethodHead || resp.Body == nil || resp.Body == http.NoBody || resp.ContentLength == 0 || encoded(resp.Header) {
+		t.release(ex, failed)
+		return
+	}
+	switch mt := mediaType(resp.Header); {
+	case mt == "text/event-stream":
+		resp.Body = newEventBody(t, resp.Body, ex, failed)
+		if resp.ContentLength >= 0 {
+			resp.ContentLength = -1
+			resp.Header.Del("Content-Length")
+		}
+	case isJSON(mt):
+		t.restoreJSON(resp)
+		t.release(ex, failed)
+	default:
+		t.release(ex, failed)
+	}
+}
+
+// restoreJSON reads resp's body, restores the ids in it and replaces it.
+func (t *Transport) restoreJSON(resp *http.Response) {
+	limit := t.maxMessageSize()
+	body := resp.Body
+	data, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
+	switch {
+	case err != nil:
+		// Give the caller what arrived, then the same error.
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), errReader{err}), body}
+		return
+	case len(data) > limit:
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), body), body}
+		return
+	}
+	body.Close()
+	out := data
+	if t.Len() > 0 {
+		if spans, ok := scanIDs(nil, data, responses); ok && len(spans) > 0 {
+			out = t.restoreSpans(make([]byte, 0, len(data)+16), data, spans)
+		}
+	}
+	if len(out) != len(data) && resp.ContentLength >= 0 {
+		resp.ContentLength = int64(len(out))
+		if resp.Header.Get("Content-Length") != "" {
+			resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+		}
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+}
+
+// restoreSpans appends src to dst with each id at spans (in increasing order)
+// restored.
+func (t *Transport) restoreSpans(dst, src []byte, spans []span) []byte {
+	last := 0
+	for _, sp := range spans {
+		repl := t.restore(src[sp.start:sp.end])
+		if repl == nil {
+			continue
+		}
+		dst = append(dst, src[last:sp.start]...)
+		dst = append(dst, repl...)
+		last = sp.end
+	}
+	return append(dst, src[last:]...)
+}
+
+// mediaType returns the lower-case media type of h's Content-Type, or "".
+func mediaType(h http.Header) string {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
+		return ""
+	}
+	return mt
+}
+
+// isJSON reports whether mt is a JSON media type (RFC 8259 section 11, RFC
+// 6839 section 3.1).
+func isJSON(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// encoded reports whether h names a content coding other than identity.
+func encoded(h http.Header) bool {
+	ce := strings.TrimSpace(h.Get("Content-Encoding"))
+	return ce != "" && !strings.EqualFold(ce, "identity")
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
