@@ -116,7 +116,9 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		var err error
 		if name == "-" {
-			err = c.check("<stdin>", stdin)
+			if err = c.check("<stdin>", stdin); err != nil {
+				err = fmt.Errorf("reading standard input: %w", err)
+			}
 		} else {
 			err = c.checkFile(name)
 		}

@@ -405,7 +405,7 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 // The memory check reads captures line by line: a capture far larger than
 // any buffer, produced on the fly, is checked without holding it.
 func TestCheckLargeStream(t *testing.T) {
-	const pairs = 200000
+	const pairs = 100000
 	r := &generated{n: pairs}
 	code, out, _ := runCmd(t, bufio.NewReaderSize(r, 4096), "check", "-")
 	want := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, 0 notifications); no findings\n", 2*pairs, pairs, pairs)

@@ -61,10 +61,15 @@
 //     JSON-RPC 2.0 message, with its position; checking goes on.
 //
 // A summary line follows the findings. With -json, each finding is printed
-// instead as one JSON object per line with the members file, line or entry,
-// level, kind, message, and where they apply id (the id as received),
-// request (the related request) and lax (the normalizers' matches); the
-// summary then goes to standard error.
+// instead as one JSON object per line, and the summary goes to standard
+// error. Its members are file; line (JSON Lines) or entry (HAR); level; kind,
+// one of type-changed, spelling-changed, unmatched-response,
+// unanswered-request, duplicate-id, unsafe-integer, fractional-id,
+// null-request-id, null-id-response and invalid-message; message, as in the
+// text output; and where they apply id (the id as received, as JSON),
+// request (the related request: line or entry, id and method) and lax (for
+// each normalizer that would have matched: normalizer, value, request, and
+// verdict "malformed" or "different").
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
