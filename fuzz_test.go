@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,13 +81,13 @@ func checkParse(t *testing.T, input []byte) {
 		return
 	}
 	if ref.Err != "" {
-		t.Fatalf("Parse(%q) = %v, reference rejects it: %s", input, id, ref.Err)
+		t.Fatalf("Parse(%q) = %v, reference rejects it: %s", truncated(input), id, ref.Err)
 	}
 	if !json.Valid(input) {
-		t.Fatalf("Parse(%q) = %v, but encoding/json says the input is not valid JSON", input, id)
+		t.Fatalf("Parse(%q) = %v, but encoding/json says the input is not valid JSON", truncated(input), id)
 	}
 	if diff := cmp.Diff(ref.ID, refOf(id)); diff != "" {
-		t.Fatalf("Parse(%q) disagrees with the reference (-reference +package):\n%s", input, diff)
+		t.Fatalf("Parse(%q) disagrees with the reference (-reference +package):\n%s", truncated(input), diff)
 	}
 
 	out := id.AppendJSON(nil)
@@ -94,29 +95,29 @@ func checkParse(t *testing.T, input []byte) {
 		data[i] = 'x'
 	}
 	if again := id.AppendJSON(nil); !bytes.Equal(out, again) {
-		t.Fatalf("Parse(%q) kept the input buffer: AppendJSON was %q, after overwriting the input %q", input, out, again)
+		t.Fatalf("Parse(%q) kept the input buffer: AppendJSON was %q, after overwriting the input %q", truncated(input), truncated(out), truncated(again))
 	}
 
 	// Lossless round trip and stability.
 	if !json.Valid(out) {
-		t.Fatalf("Parse(%q).AppendJSON = %q, not valid JSON", input, out)
+		t.Fatalf("Parse(%q).AppendJSON = %q, not valid JSON", truncated(input), truncated(out))
 	}
 	id2, err := Parse(out)
 	if err != nil {
-		t.Fatalf("Parse(AppendJSON(Parse(%q))) = Parse(%q): %v", input, out, err)
+		t.Fatalf("Parse(AppendJSON(Parse(%q))) = Parse(%q): %v", truncated(input), truncated(out), err)
 	}
 	if diff := cmp.Diff(id, id2, equateIDs); diff != "" {
-		t.Fatalf("round trip of %q through %q changed the ID (-first +second):\n%s", input, out, diff)
+		t.Fatalf("round trip of %q through %q changed the ID (-first +second):\n%s", truncated(input), truncated(out), diff)
 	}
 	if out2 := id2.AppendJSON(nil); !bytes.Equal(out, out2) {
-		t.Fatalf("AppendJSON not stable for %q: %q then %q", input, out, out2)
+		t.Fatalf("AppendJSON not stable for %q: %q then %q", truncated(input), truncated(out), truncated(out2))
 	}
 	checkSpellings(t, "Parse("+strconv.Quote(string(input))+")", id)
 
 	// UnmarshalJSON is Parse.
 	var u ID
 	if err := u.UnmarshalJSON(input); err != nil || u != id {
-		t.Fatalf("UnmarshalJSON(%q) = %v, %v; Parse gave %v", input, u, err, id)
+		t.Fatalf("UnmarshalJSON(%q) = %v, %v; Parse gave %v", truncated(input), u, err, id)
 	}
 
 	// The constructors build the same form.
@@ -135,24 +136,24 @@ func checkParse(t *testing.T, input []byte) {
 	ks := id.Key().String()
 	rep, err := Parse([]byte(ks))
 	if err != nil || !Equal(id, rep) || rep.Key() != id.Key() {
-		t.Fatalf("Parse(%q).Key().String() = %q, which parses to %v, %v: not Equal", input, ks, rep, err)
+		t.Fatalf("Parse(%q).Key().String() = %q, which parses to %v, %v: not Equal", truncated(input), ks, rep, err)
 	}
 
 	// Pending finds the id by its own bytes and by its written form.
 	if id.Kind() != KindNull {
 		var p Pending[int]
 		if err := p.Add(id, 1); err != nil {
-			t.Fatalf("Pending.Add(Parse(%q)) = %v", input, err)
+			t.Fatalf("Pending.Add(Parse(%q)) = %v", truncated(input), err)
 		}
 		if err := p.Add(id2, 2); !errors.Is(err, ErrDuplicate) || p.Len() != 1 {
 			t.Fatalf("second Pending.Add(%v) = %v, Len %d; want ErrDuplicate, 1", id2, err, p.Len())
 		}
 		sent, v, ok := p.TakeJSON(input)
 		if !ok || sent != id || v != 1 || p.Len() != 0 {
-			t.Fatalf("Pending.TakeJSON(%q) after Add = %v, %d, %v, Len %d", input, sent, v, ok, p.Len())
+			t.Fatalf("Pending.TakeJSON(%q) after Add = %v, %d, %v, Len %d", truncated(input), sent, v, ok, p.Len())
 		}
 		if _, _, ok := p.TakeJSON(out); ok {
-			t.Fatalf("Pending.TakeJSON(%q) found an id already taken", out)
+			t.Fatalf("Pending.TakeJSON(%q) found an id already taken", truncated(out))
 		}
 	}
 }
@@ -160,7 +161,7 @@ func checkParse(t *testing.T, input []byte) {
 func checkSame(t *testing.T, input []byte, parsed, built ID) {
 	t.Helper()
 	if diff := cmp.Diff(built, parsed, equateIDs); diff != "" {
-		t.Fatalf("Parse(%q) and the constructor differ (-constructor +Parse):\n%s", input, diff)
+		t.Fatalf("Parse(%q) and the constructor differ (-constructor +Parse):\n%s", truncated(input), diff)
 	}
 }
 
@@ -168,11 +169,11 @@ func checkSame(t *testing.T, input []byte, parsed, built ID) {
 // data as it was passed.
 func checkRejected(t *testing.T, input, data []byte, err error, ref refResult) {
 	if ref.Err == "" {
-		t.Fatalf("Parse(%q) = %v, but the reference accepts it as %+v", input, err, ref.ID)
+		t.Fatalf("Parse(%q) = %v, but the reference accepts it as %+v", truncated(input), err, ref.ID)
 	}
 	class := errorClass(err)
 	if class != ref.Err && !contains(ref.Also, class) {
-		t.Fatalf("Parse(%q) error %q is %s, reference says %s (or one of %v)", input, err, class, ref.Err, ref.Also)
+		t.Fatalf("Parse(%q) error %q is %s, reference says %s (or one of %v)", truncated(input), err, class, ref.Err, ref.Also)
 	}
 	// Where encoding/json accepts a scalar we reject, the reason must be on
 	// the documented list: invalid UTF-8 and lone surrogates (which
@@ -180,11 +181,11 @@ func checkRejected(t *testing.T, input, data []byte, err error, ref refResult) {
 	trimmed := strings.TrimLeft(string(input), " \t\r\n")
 	composite := trimmed != "" && strings.ContainsRune("[{tf", rune(trimmed[0]))
 	if json.Valid(input) && !composite && class != refInvalidUTF8 && class != refRange {
-		t.Fatalf("Parse(%q) = %v (%s), but encoding/json accepts this scalar", input, err, class)
+		t.Fatalf("Parse(%q) = %v (%s), but encoding/json accepts this scalar", truncated(input), err, class)
 	}
 	var e *Error
 	if !errors.As(err, &e) {
-		t.Fatalf("Parse(%q) error %T is not an *Error", input, err)
+		t.Fatalf("Parse(%q) error %T is not an *Error", truncated(input), err)
 	}
 	msg := err.Error()
 	wantInput := input
@@ -192,13 +193,13 @@ func checkRejected(t *testing.T, input, data []byte, err error, ref refResult) {
 		wantInput = wantInput[:64]
 	}
 	if e.Func != "Parse" || e.Input != string(wantInput) || e.Offset < 0 || e.Offset > len(input) || !strings.HasPrefix(msg, "rpcid: ") {
-		t.Fatalf("Parse(%q) error = %#v (%q): want Func Parse, Input the first 64 bytes, Offset within the input, message starting rpcid: ", input, e, msg)
+		t.Fatalf("Parse(%q) error = %#v (%q): want Func Parse, Input the first 64 bytes, Offset within the input, message starting rpcid: ", truncated(input), e, msg)
 	}
 	for i := range data {
 		data[i] = 'x'
 	}
 	if again := err.Error(); again != msg {
-		t.Fatalf("Parse(%q) error kept the input buffer: %q became %q", input, msg, again)
+		t.Fatalf("Parse(%q) error kept the input buffer: %q became %q", truncated(input), msg, truncated(again))
 	}
 	// TakeJSON never matches an invalid id.
 	var p Pending[int]
@@ -206,7 +207,7 @@ func checkRejected(t *testing.T, input, data []byte, err error, ref refResult) {
 		_ = p.Add(id, 0)
 	}
 	if sent, _, ok := p.TakeJSON(input); ok {
-		t.Fatalf("Pending.TakeJSON(%q) = %v, but Parse rejects it: %v", input, sent, err)
+		t.Fatalf("Pending.TakeJSON(%q) = %v, but Parse rejects it: %v", truncated(input), sent, err)
 	}
 }
 
@@ -256,45 +257,45 @@ func checkEqual(t *testing.T, a, b []byte) {
 	if errB == nil {
 		refB := refParse(b)
 		if refA.Err != "" || refB.Err != "" {
-			t.Fatalf("Parse accepts %q and %q, reference rejects one: %q / %q", a, b, refA.Err, refB.Err)
+			t.Fatalf("Parse accepts %q and %q, reference rejects one: %q / %q", truncated(a), truncated(b), refA.Err, refB.Err)
 		}
 		eq := Equal(idA, idB)
 		if eq != Equal(idB, idA) {
-			t.Fatalf("Equal(%s, %s) = %v but Equal(%s, %s) = %v", a, b, eq, b, a, !eq)
+			t.Fatalf("Equal(%s, %s) = %v but Equal(%s, %s) = %v", truncated(a), truncated(b), eq, truncated(b), truncated(a), !eq)
 		}
 		if keys := idA.Key() == idB.Key(); keys != eq {
-			t.Fatalf("Equal(%s, %s) = %v but Key() == Key() is %v", a, b, eq, keys)
+			t.Fatalf("Equal(%s, %s) = %v but Key() == Key() is %v", truncated(a), truncated(b), eq, keys)
 		}
 		if ks := idA.Key().String() == idB.Key().String(); ks != eq {
-			t.Fatalf("Equal(%s, %s) = %v but Key().String() equal is %v (%s, %s)", a, b, eq, ks, idA.Key(), idB.Key())
+			t.Fatalf("Equal(%s, %s) = %v but Key().String() equal is %v (%s, %s)", truncated(a), truncated(b), eq, ks, idA.Key(), idB.Key())
 		}
 		if want := refEqual(refA.ID, refB.ID); eq != want {
-			t.Fatalf("Equal(%s, %s) = %v, reference rule says %v", a, b, eq, want)
+			t.Fatalf("Equal(%s, %s) = %v, reference rule says %v", truncated(a), truncated(b), eq, want)
 		}
 		if idA == idB && !eq {
-			t.Fatalf("%s == %s as Go values but not Equal", a, b)
+			t.Fatalf("%s == %s as Go values but not Equal", truncated(a), truncated(b))
 		}
 		if idA.Kind() != KindNull && idB.Kind() != KindNull {
 			var p Pending[int]
 			if err := p.Add(idA, 1); err != nil {
-				t.Fatalf("Pending.Add(%s) = %v", a, err)
+				t.Fatalf("Pending.Add(%s) = %v", truncated(a), err)
 			}
 			if err := p.Add(idB, 2); errors.Is(err, ErrDuplicate) != eq {
-				t.Fatalf("Pending.Add(%s) after Add(%s) = %v, Equal is %v", b, a, err, eq)
+				t.Fatalf("Pending.Add(%s) after Add(%s) = %v, Equal is %v", truncated(b), truncated(a), err, eq)
 			}
 			if got := p.Len(); got != 2-btoi(eq) {
-				t.Fatalf("Len() = %d after adding %s and %s (Equal %v)", got, a, b, eq)
+				t.Fatalf("Len() = %d after adding %s and %s (Equal %v)", got, truncated(a), truncated(b), eq)
 			}
 			var q Pending[int]
 			_ = q.Add(idA, 1)
 			sent, v, ok := q.TakeJSON(b)
 			if ok != eq || (ok && (sent != idA || v != 1)) {
-				t.Fatalf("after Add(%s), TakeJSON(%s) = %v, %d, %v; Equal is %v", a, b, sent, v, ok, eq)
+				t.Fatalf("after Add(%s), TakeJSON(%s) = %v, %d, %v; Equal is %v", truncated(a), truncated(b), sent, v, ok, eq)
 			}
 			_ = q.Add(idA, 1)
 			sent, v, ok = q.Take(idB)
 			if ok != eq || (ok && (sent != idA || v != 1)) {
-				t.Fatalf("after Add(%s), Take(%s) = %v, %d, %v; Equal is %v", a, b, sent, v, ok, eq)
+				t.Fatalf("after Add(%s), Take(%s) = %v, %d, %v; Equal is %v", truncated(a), truncated(b), sent, v, ok, eq)
 			}
 		}
 		return
@@ -304,7 +305,7 @@ func checkEqual(t *testing.T, a, b []byte) {
 		var p Pending[int]
 		_ = p.Add(idA, 1)
 		if sent, _, ok := p.TakeJSON(b); ok || p.Len() != 1 {
-			t.Fatalf("after Add(%s), TakeJSON(%q) = %v, %v, but Parse rejects it: %v", a, b, sent, ok, errB)
+			t.Fatalf("after Add(%s), TakeJSON(%q) = %v, %v, but Parse rejects it: %v", truncated(a), truncated(b), sent, ok, errB)
 		}
 	}
 }
@@ -330,26 +331,26 @@ func FuzzCanonical(f *testing.F) {
 func checkCanonical(t *testing.T, s string) {
 	id := String(s)
 	if diff := cmp.Diff(refFromString(s), refOf(id)); diff != "" {
-		t.Fatalf("String(%q) disagrees with the reference (-reference +package):\n%s", s, diff)
+		t.Fatalf("String(%q) disagrees with the reference (-reference +package):\n%s", truncated(s), diff)
 	}
 	// Parse of the JSON encoding (encoding/json replaces invalid bytes as String does).
 	enc, _ := json.Marshal(s)
 	if parsed, err := Parse(enc); err != nil || parsed != id {
-		t.Fatalf("Parse(json.Marshal(%q)) = %v, %v; String gave %v", s, parsed, err, id)
+		t.Fatalf("Parse(json.Marshal(%q)) = %v, %v; String gave %v", truncated(s), parsed, err, id)
 	}
 
 	n, canonical := refCanonicalInt(s)
 	if canonical {
 		if !Equal(id, Int(n)) || id.Key() != Int(n).Key() {
-			t.Fatalf("String(%q) is not Equal to Int(%d)", s, n)
+			t.Fatalf("String(%q) is not Equal to Int(%d)", truncated(s), n)
 		}
 		if parsed, err := Parse([]byte(s)); err != nil || parsed != Int(n) {
-			t.Fatalf("Parse(%q) = %v, %v; want Int(%d)", s, parsed, err, n)
+			t.Fatalf("Parse(%q) = %v, %v; want Int(%d)", truncated(s), parsed, err, n)
 		}
 		var p Pending[int]
 		_ = p.Add(Int(n), 1)
 		if sent, _, ok := p.TakeJSON(enc); !ok || sent != Int(n) {
-			t.Fatalf("after Add(Int(%d)), TakeJSON(%s) = %v, %v", n, enc, sent, ok)
+			t.Fatalf("after Add(Int(%d)), TakeJSON(%s) = %v, %v", n, truncated(enc), sent, ok)
 		}
 	}
 
@@ -358,10 +359,10 @@ func checkCanonical(t *testing.T, s string) {
 	for _, m := range laxInts(s) {
 		want := s == strconv.FormatInt(m, 10)
 		if got := Equal(id, Int(m)); got != want {
-			t.Fatalf("Equal(String(%q), Int(%d)) = %v, want %v", s, m, got, want)
+			t.Fatalf("Equal(String(%q), Int(%d)) = %v, want %v", truncated(s), m, got, want)
 		}
 		if got := id.Key() == Int(m).Key(); got != want {
-			t.Fatalf("String(%q).Key() == Int(%d).Key() is %v, want %v", s, m, got, want)
+			t.Fatalf("String(%q).Key() == Int(%d).Key() is %v, want %v", truncated(s), m, got, want)
 		}
 	}
 
@@ -374,23 +375,23 @@ func checkCanonical(t *testing.T, s string) {
 		for _, nm := range near {
 			nid := String(nm)
 			if Equal(nid, Int(n)) {
-				t.Fatalf("near-miss String(%q) is Equal to Int(%d)", nm, n)
+				t.Fatalf("near-miss String(%q) is Equal to Int(%d)", truncated(nm), n)
 			}
 			if _, ok := refCanonicalInt(nm); ok {
-				t.Fatalf("near-miss %q is canonical in the reference", nm)
+				t.Fatalf("near-miss %q is canonical in the reference", truncated(nm))
 			}
 			if ks := nid.Key().String(); !strings.HasPrefix(ks, `"`) {
-				t.Fatalf("near-miss String(%q) has key %s, want a string key", nm, ks)
+				t.Fatalf("near-miss String(%q) has key %s, want a string key", truncated(nm), ks)
 			}
 			for _, m := range laxInts(nm) {
 				if Equal(nid, Int(m)) {
-					t.Fatalf("near-miss String(%q) is Equal to Int(%d)", nm, m)
+					t.Fatalf("near-miss String(%q) is Equal to Int(%d)", truncated(nm), m)
 				}
 			}
 		}
 		// The negation is canonical for -n (except for 0).
 		if n > 0 && !Equal(String("-"+s), Int(-n)) {
-			t.Fatalf("String(%q) is not Equal to Int(%d)", "-"+s, -n)
+			t.Fatalf("String(%q) is not Equal to Int(%d)", "-"+truncated(s), -n)
 		}
 	}
 }
@@ -429,4 +430,16 @@ func laxInts(s string) []int64 {
 		out = append(out, n)
 	}
 	return out
+}
+
+// truncated formats a fuzz input for messages: Go-quoted, at most 200
+// bytes of it, whatever the verb.
+type truncated string
+
+func (s truncated) Format(f fmt.State, verb rune) {
+	if len(s) > 200 {
+		fmt.Fprintf(f, "%q...(%d bytes)", string(s[:200]), len(s))
+		return
+	}
+	fmt.Fprintf(f, "%q", string(s))
 }

@@ -19,6 +19,9 @@ import (
 	"unicode/utf8"
 )
 
+// refMaxDepth is encoding/json's nesting limit for arrays and objects.
+const refMaxDepth = 10000
+
 // Reference error classes: the names used in testdata/vectors.json.
 const (
 	refSyntax      = "syntax"       // not one JSON value (RFC 8259), or a second value
@@ -101,7 +104,8 @@ func refParse(data []byte) refResult {
 // refReject classifies input that is not a JSON scalar id.
 func refReject(data []byte) refResult {
 	trimmed := strings.TrimLeft(string(data), " \t\n\r")
-	if trimmed != "" && (trimmed[0] == '[' || trimmed[0] == '{') && json.Valid(data) {
+	composite := trimmed != "" && (trimmed[0] == '[' || trimmed[0] == '{')
+	if composite && json.Valid(data) {
 		// An object or array. encoding/json accepts invalid UTF-8 and lone
 		// surrogates inside them; the package may notice those first.
 		r := refResult{Err: refType}
@@ -109,6 +113,12 @@ func refReject(data []byte) refResult {
 			r.Also = []string{refInvalidUTF8}
 		}
 		return r
+	}
+	if composite && strings.Count(trimmed, "[")+strings.Count(trimmed, "{") > refMaxDepth {
+		// encoding/json refuses nesting deeper than 10000 (RFC 8259 s9
+		// allows such limits); the package has none. The reference cannot
+		// tell such an input's validity: it accepts either verdict.
+		return refResult{Err: refType, Also: []string{refSyntax, refInvalidUTF8}}
 	}
 	r := refResult{Err: refSyntax}
 	// A scanner that stops at the first fault may report one of these
