@@ -309,6 +309,9 @@ func TestCheckFilesAreSessions(t *testing.T) {
 // A 10 MB message on one line is read whole (bufio.Scanner's default limit
 // is 64 KiB), from a file and from standard input.
 func TestCheckLongLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 10 MB lines; run without -short")
+	}
 	const size = 10 << 20
 	big := strings.Repeat("x", size)
 	capture := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"blob":"` + big + `"}}` + "\n" +
@@ -405,7 +408,10 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 // The memory check reads captures line by line: a capture far larger than
 // any buffer, produced on the fly, is checked without holding it.
 func TestCheckLargeStream(t *testing.T) {
-	const pairs = 100000
+	pairs := 100000
+	if testing.Short() {
+		pairs = 5000
+	}
 	r := &generated{n: pairs}
 	code, out, _ := runCmd(t, bufio.NewReaderSize(r, 4096), "check", "-")
 	want := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, 0 notifications); no findings\n", 2*pairs, pairs, pairs)
