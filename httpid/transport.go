@@ -77,9 +77,11 @@ var ErrTooManyPending = errors.New("httpid: too many request ids pending")
 // only the bytes of the top-level "id" member's value may change; every other
 // byte is passed on as received. A message with two "id" members is left
 // alone. An id that was never sent, a null id, and a form that the rule does
-// not equate with the sent id (such as "02" for 2, or "1.0" for 1) pass
-// unchanged. An id already spelled as sent passes unchanged but counts as the
-// answer. If requests with Equal ids but different spellings are pending at
+// not equate with the sent id (the string "02" or the string "1.0" for a sent
+// 2 or 1; any string for a sent 1.5) pass unchanged. Forms the rule does
+// equate are all restored: the number 1.0 or 1e0 for a sent 1 becomes 1, the
+// string "a\u0062" for a sent "ab" becomes "ab". An id already spelled as sent
+// passes unchanged but counts as the answer. If requests with Equal ids but different spellings are pending at
 // once, a response with that id is ambiguous and passes unchanged.
 //
 // Memory. A remembered id is forgotten when a response with an Equal id
