@@ -50,16 +50,27 @@ type addResult struct {
 	Sum int `json:"sum" jsonschema:"a+b"`
 }
 
-// startServer starts a go-sdk MCP server with one tool, "add", on 127.0.0.1.
-func startServer(t *testing.T, m mode) *httptest.Server {
-	t.Helper()
+// newMCPServer returns a go-sdk MCP server with one tool, "add".
+func newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "interop-server", Version: "v1.0.0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "Add two integers."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, addResult, error) {
 			return nil, addResult{Sum: in.A + in.B}, nil
 		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
-		&mcp.StreamableHTTPOptions{Stateless: m.stateless, JSONResponse: m.json})
+	return s
+}
+
+// startServer starts a go-sdk MCP server on 127.0.0.1 with the streamable
+// HTTP transport in mode m.
+func startServer(t *testing.T, m mode) *httptest.Server {
+	t.Helper()
+	s := newMCPServer()
+	return startHTTP(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: m.stateless, JSONResponse: m.json}))
+}
+
+func startHTTP(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections() // end event streams a failed client left open
@@ -68,11 +79,16 @@ func startServer(t *testing.T, m mode) *httptest.Server {
 	return srv
 }
 
-// goSDKSession connects a go-sdk client to endpoint through hc, calls the add
-// tool twice and closes the session.
+// goSDKSession connects a go-sdk client to endpoint through hc with the
+// streamable HTTP transport, calls the add tool twice and closes the session.
 func goSDKSession(ctx context.Context, endpoint string, hc *http.Client) error {
+	return goSDKSessionOver(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc})
+}
+
+// goSDKSessionOver does the same over transport t.
+func goSDKSessionOver(ctx context.Context, t mcp.Transport) error {
 	c := mcp.NewClient(&mcp.Implementation{Name: "interop-go-sdk-client", Version: "v1.0.0"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, nil)
+	cs, err := c.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("Connect: %w", err)
 	}
@@ -338,6 +354,41 @@ func TestInventedIDs(t *testing.T) {
 		})
 		if r.err != nil || !r.changed {
 			t.Errorf("got %v (gateway changed ids: %v); want success: mcp-go accepts any id", r.err, r.changed)
+		}
+	})
+}
+
+// TestGoSDKLegacySSEThroughGateway covers the HTTP+SSE transport of MCP
+// 2024-11-05, where each POST is answered 202 Accepted with no body and the
+// response arrives on the client's GET event stream: another HTTP exchange.
+// httpid keeps the ids of such requests (within MaxPending) and restores
+// them on that stream.
+func TestGoSDKLegacySSEThroughGateway(t *testing.T) {
+	s := newMCPServer()
+	srv := startHTTP(t, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+
+	t.Run("plain client fails", func(t *testing.T) {
+		g := newGateway(t, srv.URL, stringify, nil)
+		r := runSession(t, g, func(ctx context.Context) error {
+			return goSDKSessionOver(ctx, &mcp.SSEClientTransport{Endpoint: g.URL, HTTPClient: plainClient()})
+		})
+		if r.err == nil || !r.changed {
+			t.Fatalf("got %v (gateway changed ids: %v); want failure after the gateway changed an id", r.err, r.changed)
+		}
+		t.Logf("plain client: %v (hung: %v)", r.err, r.hung)
+	})
+
+	t.Run("httpid client works", func(t *testing.T) {
+		g := newGateway(t, srv.URL, stringify, nil)
+		hc, tr := httpidClient()
+		r := runSession(t, g, func(ctx context.Context) error {
+			return goSDKSessionOver(ctx, &mcp.SSEClientTransport{Endpoint: g.URL, HTTPClient: hc})
+		})
+		if r.err != nil || r.hung || !r.changed {
+			t.Fatalf("httpid client: %v (hung: %v, gateway changed ids: %v)", r.err, r.hung, r.changed)
+		}
+		if n := tr.Len(); n != 0 {
+			t.Errorf("httpid.Transport remembers %d ids after the session, want 0", n)
 		}
 	})
 }
