@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -56,6 +57,7 @@ type gateway struct {
 	change idChange
 	rec    *recorder // nil: no recording
 
+	changes atomic.Int64  // ids changed so far
 	changed chan struct{} // receives (without blocking) when an id was changed
 }
 
@@ -149,6 +151,7 @@ func (g *gateway) changeID(data []byte) []byte {
 		if key == "id" {
 			if nv := g.change(v); !bytes.Equal(nv, v) {
 				v = nv
+				g.changes.Add(1)
 				select {
 				case g.changed <- struct{}{}:
 				default:

@@ -317,10 +317,10 @@ func TestRecordGoSDKGateway(t *testing.T) {
 	rec := &recorder{}
 	g := newGateway(t, srv.URL, stringify, rec)
 	hc, _ := httpidClient()
-	if r := runSession(t, g, func(ctx context.Context) error {
+	if r := runSession(g, func(ctx context.Context) error {
 		return goSDKSession(ctx, g.URL, hc)
-	}); r.err != nil || r.hung {
-		t.Fatalf("session: %v (hung: %v)", r.err, r.hung)
+	}); r.err != nil || !r.changed {
+		t.Fatalf("session: %v (gateway changed ids: %v)", r.err, r.changed)
 	}
 	hc.CloseIdleConnections()
 	// Wait for the gateway to finish every exchange (the standalone event
