@@ -462,7 +462,10 @@ func propPending(t *rapid.T) {
 		"AddDuplicate": func(t *rapid.T) {
 			ks := keys()
 			if len(ks) == 0 {
-				t.Skip("nothing pending")
+				// Nothing pending. Not t.Skip: under go test -fuzz a byte
+				// stream may pick this action every time, and rapid fails
+				// when it finds no action that does not skip.
+				return
 			}
 			e := model[rapid.SampledFrom(ks).Draw(t, "key")]
 			// Another member of the same class: the key's spelling.
@@ -493,7 +496,7 @@ func propPending(t *rapid.T) {
 		"TakePending": func(t *rapid.T) {
 			ks := keys()
 			if len(ks) == 0 {
-				t.Skip("nothing pending")
+				return // nothing pending (see AddDuplicate)
 			}
 			key := rapid.SampledFrom(ks).Draw(t, "key")
 			e := model[key]
