@@ -10,6 +10,7 @@ require (
 	github.com/rpcid/rpcid v0.0.0-00010101000000-000000000000
 	github.com/segmentio/encoding v0.5.4
 	github.com/sourcegraph/jsonrpc2 v0.2.3
+	golang.org/x/sys v0.41.0
 )
 
 require (
@@ -17,5 +18,4 @@ require (
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/sys v0.41.0 // indirect
 )
