@@ -30,7 +30,7 @@ type idValue struct {
 	n      int64  // 'i'
 	neg    bool   // 'f'
 	digits string // 'f': significant digits, no leading or trailing zeros
-	exp    int    // 'f': value is digits × 10^exp
+	exp    int64  // 'f': value is digits × 10^exp
 	s      string // 's'
 }
 
@@ -53,6 +53,17 @@ var (
 		rapid.StringMatching(`[1-9]([0-9]{0,24}[1-9])?`),
 	)
 
+	// Exponents of numbers: mostly small, sometimes just inside the limit
+	// of 18 significant digits, where a spelling's written exponent and its
+	// value's exponent can fall on either side of the limit.
+	genExp = rapid.OneOf(
+		rapid.Int64Range(-30, 30),
+		rapid.Int64Range(-30, 30),
+		rapid.Int64Range(-30, 30),
+		rapid.Int64Range(maxWrittenExp-30, maxWrittenExp+3),
+		rapid.Int64Range(-maxWrittenExp-3, -maxWrittenExp+30),
+	)
+
 	// Pieces of string ids: digits, signs, spaces and look-alikes.
 	genStringPiece = rapid.SampledFrom([]string{
 		"a", "A", "1", "0", "-", "+", " ", "\t", ".", "e", "x", "_", "é", "e\u0301", "１", "١", "😀", "\u0000", `"`, `\`, "/",
@@ -63,7 +74,7 @@ var (
 		case 0, 1, 2, 3:
 			return idValue{kind: 'i', n: genInt.Draw(t, "n")}
 		case 4, 5, 6:
-			return idValue{kind: 'f', neg: rapid.Bool().Draw(t, "neg"), digits: genDigits.Draw(t, "digits"), exp: rapid.IntRange(-30, 30).Draw(t, "exp")}
+			return idValue{kind: 'f', neg: rapid.Bool().Draw(t, "neg"), digits: genDigits.Draw(t, "digits"), exp: genExp.Draw(t, "exp")}
 		case 7, 8:
 			pieces := rapid.SliceOfN(genStringPiece, 0, 4).Draw(t, "pieces")
 			return idValue{kind: 's', s: strings.Join(pieces, "")}
@@ -96,11 +107,11 @@ var (
 	// genNumberRaw is a JSON number with a small exponent (big.Rat can
 	// hold its value), spelled one of many ways.
 	genNumberRaw = rapid.Custom(func(t *rapid.T) string {
-		v := idValue{kind: 'f', neg: rapid.Bool().Draw(t, "neg"), digits: genDigits.Draw(t, "digits"), exp: rapid.IntRange(-25, 25).Draw(t, "exp")}
+		v := idValue{kind: 'f', neg: rapid.Bool().Draw(t, "neg"), digits: genDigits.Draw(t, "digits"), exp: rapid.Int64Range(-25, 25).Draw(t, "exp")}
 		if rapid.IntRange(0, 3).Draw(t, "int") == 0 {
 			n := genInt.Draw(t, "n")
 			v = idValue{kind: 'f', neg: n < 0, digits: strings.TrimRight(strings.TrimPrefix(strconv.FormatInt(n, 10), "-"), "0"), exp: 0}
-			v.exp = len(strings.TrimPrefix(strconv.FormatInt(n, 10), "-")) - len(v.digits)
+			v.exp = int64(len(strings.TrimPrefix(strconv.FormatInt(n, 10), "-")) - len(v.digits))
 			if n == 0 {
 				return spellNumber(t, idValue{kind: 'f', digits: "", exp: 0})
 			}
@@ -203,8 +214,14 @@ func spellInt(t *rapid.T, n int64) string {
 	}
 }
 
+// maxWrittenExp is the largest exponent magnitude Parse computes with: 18
+// significant digits. A written exponent beyond it is refused (ErrRange).
+const maxWrittenExp = 999999999999999999
+
 // spellNumber writes digits × 10^exp (v.digits may be "" for zero) as a JSON
-// number, moving the decimal point and adding zeros at random.
+// number, moving the decimal point and adding zeros at random. The written
+// exponent always stays within maxWrittenExp, even where the value's own
+// exponent does not: 1e1000000000000000000 is written 10e999999999999999999.
 func spellNumber(t *rapid.T, v idValue) string {
 	sign := ""
 	if v.neg {
@@ -214,30 +231,43 @@ func spellNumber(t *rapid.T, v idValue) string {
 		return sign + rapid.SampledFrom([]string{"0", "0.0", "0e9", "0.00E-3"}).Draw(t, "zero")
 	}
 	z := rapid.IntRange(0, 3).Draw(t, "trailingZeros")
-	m := v.digits + strings.Repeat("0", z)
-	e := v.exp - z
-	p := rapid.IntRange(0, len(m)).Draw(t, "point") // digits before the point
-	var mant string
-	switch {
-	case p == len(m):
-		mant = m
-	case p == 0:
-		mant = "0." + strings.Repeat("0", rapid.IntRange(0, 2).Draw(t, "leadingZeros"))
-		lz := len(mant) - 2
-		mant += m
-		e += len(m) + lz
-	default:
-		mant = m[:p] + "." + m[p:]
-		e += len(m) - p
+	p := rapid.IntRange(0, len(v.digits)+z).Draw(t, "point") // digits before the point
+	lz := rapid.IntRange(0, 2).Draw(t, "leadingZeros")       // after "0." when p is 0
+	mant, e := placePoint(v, z, p, lz)
+	if e > maxWrittenExp || e < -maxWrittenExp {
+		switch {
+		case v.exp > maxWrittenExp: // only trailing zeros bring it down
+			z = int(v.exp - maxWrittenExp)
+			mant, e = placePoint(v, z, len(v.digits)+z, 0)
+		case v.exp < -maxWrittenExp: // only moving the point left brings it up
+			mant, e = placePoint(v, 0, 0, max(0, int(-maxWrittenExp-v.exp)-len(v.digits)))
+		default: // the digits as they are
+			mant, e = placePoint(v, 0, len(v.digits), 0)
+		}
 	}
 	if e == 0 && rapid.Bool().Draw(t, "noExp") {
 		return sign + mant
 	}
-	es := strconv.Itoa(e)
+	es := strconv.FormatInt(e, 10)
 	if e >= 0 && rapid.Bool().Draw(t, "plus") {
 		es = "+" + es
 	}
 	return sign + mant + rapid.SampledFrom([]string{"e", "E"}).Draw(t, "e") + es
+}
+
+// placePoint writes v's digits followed by z zeros with the decimal point
+// after p of them (after "0." and lz zeros when p is 0), and returns that
+// significand and the exponent that keeps the value.
+func placePoint(v idValue, z, p, lz int) (string, int64) {
+	m := v.digits + strings.Repeat("0", z)
+	e := v.exp - int64(z)
+	switch {
+	case p == len(m):
+		return m, e
+	case p == 0:
+		return "0." + strings.Repeat("0", lz) + m, e + int64(len(m)+lz)
+	}
+	return m[:p] + "." + m[p:], e + int64(len(m)-p)
 }
 
 // quote writes s as a JSON string, escaping each character or not at random
@@ -336,6 +366,10 @@ func propRoundTrip(t *rapid.T) {
 	}
 	if diff := cmp.Diff(refParse([]byte(raw)).ID, refOf(id)); diff != "" {
 		t.Fatalf("Parse(%q) disagrees with the reference (-reference +package):\n%s", raw, diff)
+	}
+	// Key.String spells a member of the class, which Parse accepts.
+	if rep, err := Parse([]byte(id.Key().String())); err != nil || !Equal(rep, id) {
+		t.Fatalf("Parse(%q).Key().String() = %s, which parses to %v, %v", raw, id.Key(), rep, err)
 	}
 	// The constructor spellings round-trip too.
 	for _, c := range []ID{Int(genInt.Draw(t, "n")), String(genRaw.Draw(t, "s"))} {
@@ -469,7 +503,10 @@ func propPending(t *rapid.T) {
 			}
 			e := model[rapid.SampledFrom(ks).Draw(t, "key")]
 			// Another member of the same class: the key's spelling.
-			other := mustParse(t, e.sent.Key().String())
+			other, err := Parse([]byte(e.sent.Key().String()))
+			if err != nil {
+				t.Fatalf("Key().String() of pending id %v is %s, which Parse refuses: %v", e.sent, e.sent.Key(), err)
+			}
 			if err := p.Add(other, -1); !errors.Is(err, ErrDuplicate) {
 				t.Fatalf("Add(%v) while %v is pending = %v, want ErrDuplicate", other, e.sent, err)
 			}
