@@ -25,8 +25,9 @@ import (
 //   - ErrInvalidUTF8 when a string holds invalid UTF-8 or a \u escape of a
 //     lone surrogate;
 //   - ErrType when data is valid JSON but an object, array, true or false;
-//   - ErrRange when data is a non-zero number whose exponent has 19 or more
-//     significant digits.
+//   - ErrRange when data is a number d × 10^e in lowest terms (d an integer
+//     not divisible by 10) with |e| >= 10^18, such as 1e1000000000000000000
+//     or 10e999999999999999999.
 //
 // Parse allocates nothing for null, integers and strings that spell an
 // int64 canonically, one string for other strings and for KindNumber.
@@ -537,7 +538,7 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 		fracEnd = i
 	}
 	var exp int64
-	expStart, expBig := i, false
+	expStart := i
 	if i < len(data) && data[i]|0x20 == 'e' {
 		i++
 		expNeg := false
@@ -546,15 +547,13 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 			i++
 		}
 		digits := i
-		for i < len(data) && data[i] == '0' {
-			i++
-		}
-		sig := i
 		for i < len(data) && data[i]-'0' <= 9 {
-			if i-sig < 18 {
+			// Saturate at expSaturated: a larger written exponent cannot
+			// bring the value's exponent back below maxExponent.
+			if exp < expSaturated/10 {
 				exp = exp*10 + int64(data[i]-'0')
 			} else {
-				expBig = true
+				exp = expSaturated
 			}
 			i++
 		}
@@ -597,10 +596,10 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 		v.f, v.n = formInt, 0
 		return end, fault{}
 	}
-	if expBig {
-		return end, fault{ErrRange, expStart, "exponent has 19 or more significant digits"}
-	}
 	e := exp + scale
+	if e >= maxExponent || e <= -maxExponent {
+		return end, fault{ErrRange, expStart, "exponent of the value in lowest terms has 19 or more digits"}
+	}
 	nd := int64(len(d1) + len(d2))
 	if e >= 0 && nd+e <= 19 {
 		// An integer of at most 19 digits: it fits in a uint64.
@@ -627,6 +626,18 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 	v.key = numberKey{neg: neg, d1: d1, d2: d2, exp: e}
 	return end, fault{}
 }
+
+// maxExponent bounds the exponent e of a number's value in lowest terms,
+// d × 10^e with d an integer not divisible by 10: Parse refuses a number with
+// |e| >= maxExponent (ErrRange). The bound depends on the value, not on its
+// spelling, so that a value is accepted in every spelling or in none, and
+// every Key spells a number that Parse accepts.
+const maxExponent = 1_000_000_000_000_000_000
+
+// expSaturated caps the written exponent while it is read. Any written
+// exponent at or above it puts the value's exponent at or above maxExponent
+// for every input shorter than 3×10^18 bytes.
+const expSaturated = 4 * maxExponent
 
 // firstNonZero returns the index of the first byte of b that is not '0',
 // or len(b).

@@ -83,6 +83,9 @@ func TestParse(t *testing.T) {
 		{`1e-400`, parsed{rpcid.KindNumber, `1e-400`, `1e-400`}},
 		{`1e999999999999999999`, parsed{rpcid.KindNumber, `1e999999999999999999`, `1e999999999999999999`}},
 		{`1e-000000000000000000000000001`, parsed{rpcid.KindNumber, `1e-000000000000000000000000001`, `1e-1`}},
+		{`0.1e1000000000000000000`, parsed{rpcid.KindNumber, `0.1e1000000000000000000`, `1e999999999999999999`}},
+		{`-1e-999999999999999999`, parsed{rpcid.KindNumber, `-1e-999999999999999999`, `-1e-999999999999999999`}},
+		{`100e999999999999999997`, parsed{rpcid.KindNumber, `100e999999999999999997`, `1e999999999999999999`}},
 		{` 2.5 `, parsed{rpcid.KindNumber, `2.5`, `25e-1`}},
 		// Rule 4: strings, escapes resolved.
 		{`""`, parsed{rpcid.KindString, `""`, `""`}},
@@ -187,6 +190,9 @@ func TestParseErrors(t *testing.T) {
 		{`[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]`, rpcid.ErrType, 0},
 		{`1e9999999999999999999`, rpcid.ErrRange, 1},     // 19-digit exponent
 		{`-2.5E-1234567890123456789`, rpcid.ErrRange, 4}, //
+		{`10e999999999999999999`, rpcid.ErrRange, 2},     // value exponent 10^18
+		{`0.001e-999999999999999998`, rpcid.ErrRange, 5}, // value exponent -(10^18+1)
+		{`1e1000000000000000000`, rpcid.ErrRange, 1},     //
 	}
 	for _, tt := range tests {
 		id, err := rpcid.Parse([]byte(tt.in))

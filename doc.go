@@ -28,8 +28,10 @@
 //  3. Any other number (fractional, or an integer outside int64) is
 //     KindNumber. Its text is kept as received, and it equals another number
 //     of the same exact value: 1.5, 15e-1 and 1.50 are equal, as are 1e400
-//     and 10e399. A non-zero number whose exponent has 19 or more significant
-//     digits is refused with ErrRange rather than computed slowly or wrongly.
+//     and 10e399. A number d × 10^e in lowest terms (d an integer not
+//     divisible by 10) with |e| >= 10^18 is refused with ErrRange rather than
+//     computed slowly or wrongly: 1e999999999999999999 is accepted,
+//     10e999999999999999999 is not.
 //  4. A string is KindString with its escapes resolved. Invalid UTF-8 and \u
 //     escapes of lone surrogates are refused with ErrInvalidUTF8.
 //  5. A string equals the integer id n exactly when its value matches

@@ -28,8 +28,12 @@ var (
 	ErrType = errors.New("value cannot be an id")
 
 	// ErrRange reports a number this package refuses to compute with: a
-	// non-zero number whose exponent, written after e or E, has 19 or more
-	// significant digits, or a float NaN or infinity given to FromAny.
+	// number whose value in lowest terms, d × 10^e with d an integer not
+	// divisible by 10, has |e| >= 10^18 (1e1000000000000000000 and
+	// 10e999999999999999999 are refused, 1e999999999999999999 and
+	// 0.1e1000000000000000000 are not); or a float NaN or infinity given to
+	// FromAny. The bound is on the value, not the spelling, so a value is
+	// refused in every spelling or in none.
 	ErrRange = errors.New("number out of range")
 
 	// ErrDuplicate reports a Pending.Add of an id Equal to one already pending.
