@@ -235,14 +235,20 @@ func BenchmarkLinear(b *testing.B) {
 		escaped := []byte(`"` + strings.Repeat(`\n`, size/2) + `"`)
 		digits := []byte(`1.` + strings.Repeat("7", size))
 		exponent := []byte(`1` + strings.Repeat("0", size) + `e-` + strconv.Itoa(size))
+		longExp := []byte(`1e` + strings.Repeat("9", size))
+		unicode := []byte(`"` + strings.Repeat(`\ud83d\ude00`, size/12+1) + `"`)
+		nested := []byte(strings.Repeat("[", size/2) + strings.Repeat("]", size/2))
 		for _, bm := range []struct {
 			name string
 			in   []byte
 		}{
 			{"string", plain},
 			{"escaped", escaped},
+			{"surrogate-pairs", unicode},
 			{"fraction", digits},
 			{"trailing-zeros", exponent},
+			{"exponent-digits", longExp}, // refused with ErrRange
+			{"nested-arrays", nested},    // refused with ErrType
 		} {
 			b.Run(bm.name+"/"+strconv.Itoa(size), func(b *testing.B) {
 				b.SetBytes(int64(len(bm.in)))
