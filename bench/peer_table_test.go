@@ -388,6 +388,12 @@ func TestBenchInputs(t *testing.T) {
 					t.Errorf("DecodeMessage(%s) = %#v, %v; want a *Response with id %v", msg, m, err, w.gosdk)
 				}
 			}
+			var am anyWireMsg
+			if err := segjson.Unmarshal(msg, &am); err != nil {
+				t.Errorf("segmentio into anyWireMsg: %s: %v", msg, err)
+			} else if id, err := jsonrpc.MakeID(am.ID); w.gosdk != archDependent && (err != nil || id.Raw() != w.gosdk) {
+				t.Errorf("segmentio into anyWireMsg + MakeID: %s = %v, %v; want %v", msg, id.Raw(), err, w.gosdk)
+			}
 			for _, dec := range []struct {
 				name      string
 				unmarshal func([]byte, any) error
