@@ -1,6 +1,8 @@
 package rpcid
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -667,9 +669,7 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 	i++
 	start := i
 	// Fast path: printable ASCII without escapes.
-	for i < len(data) && data[i] >= 0x20 && data[i] < utf8.RuneSelf && data[i] != '"' && data[i] != '\\' {
-		i++
-	}
+	i = skipPlain(data, i)
 	if i < len(data) && data[i] == '"' {
 		raw := data[start:i]
 		if n, ok := canonicalInt(raw); ok {
@@ -706,8 +706,9 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 			declen += utf8.RuneLen(r)
 			i += size
 		case c < utf8.RuneSelf:
-			declen++
-			i++
+			j := skipPlain(data, i+1)
+			declen += j - i
+			i = j
 		default:
 			r, size := utf8.DecodeRune(data[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -717,6 +718,32 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 			i += size
 		}
 	}
+}
+
+// skipPlain returns the offset of the first byte at or after data[i] that a
+// string scanner must look at: a quotation mark, a reverse solidus, a control
+// character below U+0020 or a byte of a multi-byte UTF-8 sequence; or
+// len(data). It looks at eight bytes a step while it can.
+func skipPlain(data []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		q := x ^ ('"' * ones)  // a zero byte where x has '"'
+		b := x ^ ('\\' * ones) // a zero byte where x has '\\'
+		// (y - ones) &^ y & highs is non-zero exactly when some byte of y is
+		// zero; (x - 0x20*ones) &^ x & highs when some byte of x is below
+		// 0x20; x & highs when some byte has its high bit set.
+		if ((q-ones)&^q|(b-ones)&^b|(x-0x20*ones)&^x|x)&highs != 0 {
+			break
+		}
+	}
+	for i < len(data) && data[i] >= 0x20 && data[i] < utf8.RuneSelf && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // readEscape reads the escape sequence at data[i], which is a backslash, and
@@ -785,14 +812,13 @@ func readHex4(data []byte, i int) (rune, fault) {
 // JSON string between its quotation marks, to sb.
 func unescape(sb *strings.Builder, raw []byte) {
 	for i := 0; i < len(raw); {
-		j := i
-		for j < len(raw) && raw[j] != '\\' {
-			j++
-		}
-		sb.Write(raw[i:j])
-		if j == len(raw) {
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			sb.Write(raw[i:])
 			return
 		}
+		j += i
+		sb.Write(raw[i:j])
 		r, size, _ := readEscape(raw, j)
 		sb.WriteRune(r)
 		i = j + size
