@@ -239,6 +239,13 @@ func TestErrorDoesNotRetainInput(t *testing.T) {
 	if want := `rpcid: Parse "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"...: invalid UTF-8 byte 0xff in string at byte offset 101: invalid UTF-8 in string`; err.Error() != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", err, want)
 	}
+
+	// An input of exactly 64 bytes is quoted whole, without "...".
+	exact := `"` + strings.Repeat("y", 61) + "\xff\""
+	_, err = rpcid.Parse([]byte(exact))
+	if want := `rpcid: Parse "\"` + strings.Repeat("y", 61) + `\xff\"": invalid UTF-8 byte 0xff in string at byte offset 62: invalid UTF-8 in string`; err == nil || err.Error() != want {
+		t.Errorf("Error() =\n%v\nwant\n%s", err, want)
+	}
 }
 
 func TestMustParse(t *testing.T) {

@@ -70,6 +70,8 @@ type Error struct {
 
 	// detail says what was wrong in words, for the message.
 	detail string
+	// truncated reports that Input is a prefix of a longer input.
+	truncated bool
 }
 
 // Error returns a message of the form
@@ -81,7 +83,7 @@ func (e *Error) Error() string {
 	b = append(b, e.Func...)
 	b = append(b, ' ')
 	b = strconv.AppendQuote(b, e.Input)
-	if len(e.Input) == maxErrorInput {
+	if e.truncated {
 		b = append(b, "..."...)
 	}
 	b = append(b, ": "...)
@@ -105,8 +107,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // newError builds an *Error, copying a bounded prefix of input.
 func newError[T string | []byte](fn string, input T, off int, sentinel error, detail string) *Error {
-	if len(input) > maxErrorInput {
+	truncated := len(input) > maxErrorInput
+	if truncated {
 		input = input[:maxErrorInput]
 	}
-	return &Error{Func: fn, Input: string(input), Offset: off, Err: sentinel, detail: detail}
+	return &Error{Func: fn, Input: string(input), Offset: off, Err: sentinel, detail: detail, truncated: truncated}
 }
