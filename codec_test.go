@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -514,5 +515,23 @@ func TestFromAny(t *testing.T) {
 		if errors.As(err, &e) && e.Func != "FromAny" {
 			t.Errorf("FromAny(%T %v) error Func = %q", tt.in, tt.in, e.Func)
 		}
+	}
+}
+
+// TestErrorCopiesStringInput checks that errors made from string inputs copy
+// their prefix instead of pointing into the caller's (possibly huge) string.
+func TestErrorCopiesStringInput(t *testing.T) {
+	big := `"` + strings.Repeat("a", 1<<16) + `"`
+	_, err := rpcid.FromAny(json.Number(big))
+	var e *rpcid.Error
+	if !errors.As(err, &e) || !errors.Is(err, rpcid.ErrSyntax) {
+		t.Fatalf("FromAny(json.Number(long string)) = %v, want ErrSyntax", err)
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(big)))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(e.Input))); p >= start && p < start+uintptr(len(big)) {
+		t.Error("Error.Input points into the caller's string")
+	}
+	if e.Err == nil || (&rpcid.Error{}).Error() == "" {
+		t.Error("a zero Error must still print")
 	}
 }

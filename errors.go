@@ -3,6 +3,7 @@ package rpcid
 import (
 	"errors"
 	"strconv"
+	"strings"
 )
 
 // The sentinel errors. Every error returned by this package is an *Error
@@ -98,7 +99,11 @@ func (e *Error) Error() string {
 		b = strconv.AppendInt(b, int64(e.Offset), 10)
 	}
 	b = append(b, ": "...)
-	b = append(b, e.Err.Error()...)
+	if e.Err != nil {
+		b = append(b, e.Err.Error()...)
+	} else {
+		b = append(b, "error"...)
+	}
 	return string(b)
 }
 
@@ -111,5 +116,6 @@ func newError[T string | []byte](fn string, input T, off int, sentinel error, de
 	if truncated {
 		input = input[:maxErrorInput]
 	}
-	return &Error{Func: fn, Input: string(input), Offset: off, Err: sentinel, detail: detail, truncated: truncated}
+	// strings.Clone: a substring of a string input would keep all of it alive.
+	return &Error{Func: fn, Input: strings.Clone(string(input)), Offset: off, Err: sentinel, detail: detail, truncated: truncated}
 }
