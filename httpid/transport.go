@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"slices"
@@ -111,7 +112,8 @@ type Transport struct {
 	// application/json response body or event-stream event examined. Larger
 	// ones pass unexamined: their request ids are not remembered and their
 	// response ids are not restored. If zero or negative,
-	// DefaultMaxMessageSize is used.
+	// DefaultMaxMessageSize is used; values above math.MaxInt32 (2 GiB) are
+	// treated as math.MaxInt32.
 	MaxMessageSize int
 
 	mu      sync.Mutex
@@ -208,10 +210,15 @@ func (t *Transport) maxPending() int {
 }
 
 func (t *Transport) maxMessageSize() int {
-	if t.MaxMessageSize > 0 {
-		return t.MaxMessageSize
+	switch {
+	case t.MaxMessageSize <= 0:
+		return DefaultMaxMessageSize
+	case t.MaxMessageSize > math.MaxInt32:
+		// Reading limit+1 bytes must not overflow: math.MaxInt asks for no
+		// practical limit, and 2 GiB is more than any message examined.
+		return math.MaxInt32
 	}
-	return DefaultMaxMessageSize
+	return t.MaxMessageSize
 }
 
 // examineRequest reports whether req's body may hold JSON-RPC requests.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -970,3 +971,31 @@ type closeCounter struct{ n int }
 
 func (c *closeCounter) RoundTrip(*http.Request) (*http.Response, error) { return nil, errNetwork }
 func (c *closeCounter) CloseIdleConnections()                           { c.n++ }
+
+// TestMaxMessageSizeHuge checks that a MaxMessageSize of math.MaxInt, a
+// natural way to ask for no limit, neither overflows nor empties bodies.
+func TestMaxMessageSizeHuge(t *testing.T) {
+	const reqBody = `{"jsonrpc":"2.0","id":1,"method":"m"}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ := io.ReadAll(r.Body)
+		if string(got) != reqBody {
+			t.Errorf("server received %q, want %q", got, reqBody)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer srv.Close()
+	tr := &httpid.Transport{Base: srv.Client().Transport, MaxMessageSize: math.MaxInt}
+	resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Post(srv.URL, "application/json", strings.NewReader(reqBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":1,"result":{}}`; string(got) != want {
+		t.Errorf("response body = %q, want %q", got, want)
+	}
+}
