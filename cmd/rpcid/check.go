@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // sampleName is the file name under which the embedded sample is reported.
@@ -364,11 +365,31 @@ func (c *checker) emit(f *finding) {
 	c.w.WriteString(": ")
 	c.w.WriteString(f.Level)
 	c.w.WriteString(": ")
-	c.w.WriteString(f.Message)
+	c.w.WriteString(printable(f.Message))
 	c.w.WriteByte('\n')
 	// Flush each finding, so that a capture piped in as it is recorded
 	// shows its findings as they happen.
 	c.w.Flush()
+}
+
+// printable returns s with its control characters (C0, DEL and C1, which
+// includes line breaks and terminal escapes) written as Go escapes such as
+// \n and \x1b, so that text from a capture (a method name, an error message)
+// can neither split a finding over two lines nor drive the terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // summary returns the summary line.

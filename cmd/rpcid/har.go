@@ -36,7 +36,10 @@ func (s *session) readHAR(r io.Reader) error {
 	entry := 0
 	bad := func(err error) error {
 		var se *json.SyntaxError
-		if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
+		// io.EOF too: the decoder returns it where a member name or value
+		// should start, and a capture detected as HAR that ends there is
+		// truncated, not unreadable.
+		if errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
 			pos := position{entry: entry + 1}
 			s.invalid(pos, "", fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err))
 			return nil

@@ -12,6 +12,7 @@ package main
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode"
@@ -81,6 +82,12 @@ func jsRadix(digits string, base int) float64 {
 		if digitValue(digits[i]) >= base {
 			return math.NaN()
 		}
+	}
+	// Past 2^1024 the result is +Infinity, which needs no big.Int: and
+	// math/big converts long octal and decimal strings in quadratic time.
+	sig := strings.TrimLeft(digits, "0")
+	if len(sig) > 1 && (len(sig)-1)*(bits.Len(uint(base))-1) > 1100 {
+		return math.Inf(1)
 	}
 	n, ok := new(big.Int).SetString(digits, base)
 	if !ok {
@@ -297,6 +304,10 @@ func rustI64(s string) (int64, bool) {
 // spells no number that way (empty, underscores, words). It decides whether a
 // lax normalizer accepted a malformed spelling of the same id or took the
 // response for a different id.
+// maxLenientDigits caps the significant digits of a 0x, 0o or 0b spelling
+// that lenientNumber converts: longer ones are treated as no number.
+const maxLenientDigits = 4096
+
 func lenientNumber(s string) (rpcid.ID, bool) {
 	s = strings.TrimFunc(s, func(r rune) bool { return isJSSpace(r) || isPySpace(r) })
 	neg := false
@@ -310,6 +321,9 @@ func lenientNumber(s string) (rpcid.ID, bool) {
 			if digitValue(s[i]) >= base {
 				return rpcid.ID{}, false
 			}
+		}
+		if len(strings.TrimLeft(s[2:], "0")) > maxLenientDigits {
+			return rpcid.ID{}, false // math/big's decimal conversion is quadratic
 		}
 		n, ok := new(big.Int).SetString(s[2:], base)
 		if !ok {

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// Cases from the hostile-input review.
+
+// Text from a capture cannot forge a finding line or reach the terminal as
+// an escape sequence.
+func TestCheckEscapesControlCharacters(t *testing.T) {
+	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\\n<stdin>:1: error: \\u001b[31mforged\\u001b[0m\"}\n"
+	code, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 { // the unanswered request, then the summary
+		t.Fatalf("output has %d lines, want 2:\n%s", len(lines), out)
+	}
+	if strings.ContainsRune(out, '\x1b') {
+		t.Errorf("output holds a raw ESC:\n%q", out)
+	}
+	if want := `(tools/call\n<stdin>:1: error: \x1b[31mforged\x1b[0m)`; !strings.Contains(lines[0], want) {
+		t.Errorf("finding = %q, want it to contain %q", lines[0], want)
+	}
+}
+
+// A HAR capture that ends inside its structure is a finding (exit 1), not an
+// unreadable file (exit 2).
+func TestCheckTruncatedHARAtMemberName(t *testing.T) {
+	for _, in := range []string{`{"log":{},`, `{"log":{"entries":[],`, `{"log":{"entries":[{},`} {
+		code, out, errOut := runCmd(t, strings.NewReader(in), "check", "-")
+		if code != 1 || !strings.Contains(out, "not a valid HAR file") {
+			t.Errorf("check of %q: exit %d, stdout %q, stderr %q; want exit 1 and a not-valid-HAR finding", in, code, out, errOut)
+		}
+	}
+}
+
+// Long radix spellings are not handed to math/big, whose octal and decimal
+// conversions are quadratic.
+func TestLaxLongRadixSpellings(t *testing.T) {
+	long := strings.Repeat("7", 1<<20)
+	if got := jsRadix(long, 8); !math.IsInf(got, 1) {
+		t.Errorf("jsRadix(1 MiB of 7s, 8) = %v, want +Inf", got)
+	}
+	if got := jsRadix("0000"+strings.Repeat("7", 300), 8); math.IsInf(got, 1) || got <= 0 {
+		t.Errorf("jsRadix(300 octal digits) = %v, want a finite value", got)
+	}
+	if _, ok := lenientNumber("0x" + strings.Repeat("f", maxLenientDigits+1)); ok {
+		t.Error("lenientNumber accepted a hex spelling longer than maxLenientDigits")
+	}
+	if id, ok := lenientNumber("0x" + strings.Repeat("0", 5000) + "ff"); !ok || id.String() != "255" {
+		t.Errorf("lenientNumber(0x000...ff) = %v, %v; want 255", id, ok)
+	}
+}
