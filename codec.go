@@ -31,8 +31,9 @@ import (
 //     not divisible by 10) with |e| >= 10^18, such as 1e1000000000000000000
 //     or 10e999999999999999999.
 //
-// Parse allocates nothing for null, integers and strings that spell an
-// int64 canonically, one string for other strings and for KindNumber.
+// Parse allocates nothing for null, integers, and strings written without
+// escapes that spell an int64 canonically; one string for other strings and
+// for KindNumber.
 func Parse(data []byte) (ID, error) {
 	if n, f := parseFast(data); f != formAbsent {
 		return ID{n: n, f: f}, nil
@@ -90,7 +91,8 @@ func (id ID) MarshalJSON() ([]byte, error) {
 // control characters below U+0020, using \b \f \n \r \t where they exist and
 // \u00XX otherwise) and no others: other bytes, including U+007F and
 // non-ASCII UTF-8, are written as they are. The result is valid JSON (RFC
-// 8259) that Parse turns back into an ID == id.
+// 8259) that Parse turns back into an ID == id (for every ID but the zero
+// ID, which has no JSON spelling).
 func (id ID) AppendJSON(b []byte) []byte {
 	switch id.f {
 	case formNull:
@@ -148,9 +150,12 @@ func appendQuoted(b []byte, s string) []byte {
 //   - nil is KindNull;
 //   - a string is String(s);
 //   - a json.Number or json.RawMessage is parsed as Parse does; a json.Number
-//     must hold a JSON number;
-//   - every Go integer type gives KindInt, except a uint, uint64 or uintptr
-//     above math.MaxInt64, which gives KindNumber with its decimal spelling;
+//     must hold exactly a JSON number, without whitespace;
+//   - int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64 and
+//     uintptr give KindInt, except a uint, uint64 or uintptr above
+//     math.MaxInt64, which gives KindNumber with its decimal spelling (types
+//     defined from these, such as type ReqID int64, are not recognized:
+//     convert them first);
 //   - a float64 or float32 that is an integer within int64 gives KindInt;
 //     another finite one gives KindNumber spelled in the shortest decimal
 //     that reads back as the same float (strconv 'g', -1);
@@ -169,6 +174,9 @@ func FromAny(v any) (ID, error) {
 	case string:
 		return String(x), nil
 	case json.Number:
+		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {
+			return ID{}, newError("FromAny", string(x), 0, ErrSyntax, "json.Number is not a JSON number")
+		}
 		id, err := Parse([]byte(x))
 		if err != nil {
 			err.(*Error).Func = "FromAny"

@@ -504,6 +504,8 @@ func TestFromAny(t *testing.T) {
 		{json.Number("0x10"), rpcid.ErrSyntax},
 		{json.Number(`"1"`), rpcid.ErrSyntax},
 		{json.Number("null"), rpcid.ErrSyntax},
+		{json.Number(" 1"), rpcid.ErrSyntax},
+		{json.Number("1\n"), rpcid.ErrSyntax},
 		{json.RawMessage(`{}`), rpcid.ErrType},
 	}
 	for _, tt := range bad {

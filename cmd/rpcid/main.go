@@ -73,7 +73,8 @@
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
-// pending and the longest line, not by the size of a JSON Lines capture.
+// pending and the longest line (JSON Lines) or entry (HAR), not by the size
+// of a capture.
 //
 // Exit status: 0 when there are no findings, 1 when there are findings, 2 for
 // usage errors and files that cannot be read.
