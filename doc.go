@@ -4,8 +4,8 @@
 // a number or null (JSON-RPC 2.0 section 4). Intermediaries such as HTTP
 // gateways and session bridges change an id's JSON type in transit: a client
 // sends "id":0 and receives "id":"0". This package defines when two ids are
-// the same, and implements that rule without floating point and without
-// allocating.
+// the same, and implements that rule without floating point, allocating only
+// to keep a string or a non-integer number.
 //
 // # The rule
 //
