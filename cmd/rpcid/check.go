@@ -114,6 +114,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			status = 2
 		}
 	}
+	unreadable := 0
 	for _, name := range files {
 		var err error
 		if name == "-" {
@@ -127,9 +128,13 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			c.w.Flush()
 			fmt.Fprintf(stderr, "rpcid check: %v\n", err)
 			status = 2
+			unreadable++
 		}
 	}
 	summary := c.summary()
+	if unreadable > 0 {
+		summary += "; " + plural(unreadable, "file") + " could not be read"
+	}
 	if c.json {
 		c.w.Flush()
 		fmt.Fprintln(stderr, summary)

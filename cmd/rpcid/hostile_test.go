@@ -56,3 +56,12 @@ func TestLaxLongRadixSpellings(t *testing.T) {
 		t.Errorf("lenientNumber(0x000...ff) = %v, %v; want 255", id, ok)
 	}
 }
+
+// A file that cannot be read is named in the summary, not hidden behind "no
+// findings" (from the newcomer walkthrough).
+func TestCheckSummaryNamesUnreadableFiles(t *testing.T) {
+	code, out, errOut := runCmd(t, strings.NewReader(""), "check", "testdata/does-not-exist.jsonl")
+	if code != 2 || !strings.Contains(out, "; 1 file could not be read") || !strings.Contains(errOut, "does-not-exist.jsonl") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, the summary naming 1 unreadable file, and the file in stderr", code, out, errOut)
+	}
+}
