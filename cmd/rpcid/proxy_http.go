@@ -30,9 +30,9 @@ type httpProxy struct {
 	hosts    map[string]bool // Host header values accepted, lower case
 	rp       *httputil.ReverseProxy
 	log      *proxyLog
-	stopping chan struct{} // closed on shutdown: event streams opened with GET end
-	table    *restore.Table  // the Transport's, for -v; nil when not reachable
-	requests atomic.Int64    // requests forwarded
+	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
+	table    *restore.Table // the Transport's, for -v; nil when not reachable
+	requests atomic.Int64   // requests forwarded
 }
 
 // transportTable returns the restore.Table of an httpid.Transport, so that

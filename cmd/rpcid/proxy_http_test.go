@@ -521,7 +521,7 @@ func TestEndpointBody(t *testing.T) {
 		{"retry: 10\n\n: c\n\nevent: endpoint\r\ndata: https://gw.example/m\r\n\r\ndata: https://gw.example/m\n\n",
 			"retry: 10\n\n: c\n\nevent: endpoint\r\ndata: http://127.0.0.1:8939/m\r\n\r\ndata: https://gw.example/m\n\n"},
 		// Left alone:
-		{"event: endpoint\ndata: http://gw.example/m\n\n", "event: endpoint\ndata: http://gw.example/m\n\n"},        // port 80, not 443
+		{"event: endpoint\ndata: http://gw.example/m\n\n", "event: endpoint\ndata: http://gw.example/m\n\n"},             // port 80, not 443
 		{"event: endpoint\ndata: https://gw.example:8443/m\n\n", "event: endpoint\ndata: https://gw.example:8443/m\n\n"}, // other port
 		{"event: endpoint\ndata: /m\n\n", "event: endpoint\ndata: /m\n\n"},
 		{"event: endpoint\ndata: https://gw.example/a\ndata: b\n\n", "event: endpoint\ndata: https://gw.example/a\ndata: b\n\n"},
