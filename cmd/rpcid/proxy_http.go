@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rpcid/rpcid/httpid"
@@ -49,7 +50,11 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
-		lg.printf("%v", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			lg.printf("%v (choose another port with -listen, or 127.0.0.1:0 for any free one)", err)
+		} else {
+			lg.printf("%v", err)
+		}
 		return 1
 	}
 	addr := ln.Addr().(*net.TCPAddr)
@@ -187,15 +192,22 @@ func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
 }
 
 // modifyResponse arranges for the endpoint event of a 2024-11-05 HTTP+SSE
-// stream to name this proxy (see endpointBody).
+// stream to name this proxy (see endpointBody), and for a Location header
+// that names the upstream in an absolute URL (a redirect, say from /mcp to
+// /mcp/) to name this proxy too, so that the client does not go around it.
 func (p *httpProxy) modifyResponse(resp *http.Response) error {
+	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
+	if loc := resp.Header.Get("Location"); loc != "" {
+		if out := rewriteEndpoint([]byte(loc), p.target, host); out != nil {
+			resp.Header.Set("Location", string(out))
+		}
+	}
 	if resp.Request.Method != http.MethodGet || resp.StatusCode/100 != 2 || resp.Body == nil || resp.Body == http.NoBody {
 		return nil
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		return nil
 	}
-	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
 	resp.Body = newEndpointBody(resp.Body, func(value []byte) []byte {
 		out := rewriteEndpoint(value, p.target, host)
 		switch {

@@ -638,3 +638,54 @@ func TestProxyHTTPVerbose(t *testing.T) {
 		}
 	}
 }
+
+// A redirect to the upstream's own host is turned into one to the proxy.
+func TestProxyLocation(t *testing.T) {
+	var upURL string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/mcp":
+			http.Redirect(w, r, upURL+"/mcp/?a=1", http.StatusTemporaryRedirect)
+		case "/elsewhere":
+			http.Redirect(w, r, "https://other.example/mcp", http.StatusFound)
+		case "/relative":
+			w.Header().Set("Location", "/mcp/")
+			w.WriteHeader(http.StatusFound)
+		}
+	}))
+	defer up.Close()
+	upURL = up.URL
+	p := startProxy(t, up.URL)
+	noFollow := &http.Client{Timeout: wait, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]string{
+		"/mcp":       p.url + "/mcp/?a=1",
+		"/elsewhere": "https://other.example/mcp",
+		"/relative":  "/mcp/",
+	} {
+		resp, err := noFollow.Get(p.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("GET %s: Location %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestProxyListenInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stdout, stderr strings.Builder
+	cfg, _, ok := parseProxyArgs([]string{"-listen", ln.Addr().String(), "http://127.0.0.1:1"}, &stdout, &stderr)
+	if !ok {
+		t.Fatal(stderr.String())
+	}
+	code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
+	if code != 1 || !strings.Contains(stderr.String(), "address already in use") || strings.Contains(stderr.String(), "listening") {
+		t.Errorf("status %d, stderr %q; want 1 and the reason, no start line", code, stderr.String())
+	}
+}

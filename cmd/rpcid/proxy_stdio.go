@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -56,10 +57,10 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		return 1
 	}
 
-	var sent, received atomic.Int64 // lines (messages or batches) each way
+	sent := &lineCounter{r: stdin}
+	received := &lineCounter{r: fromCommand}
 	go func() {
-		r := restore.NewLineReader(stdin, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			sent.Add(1)
+		r := restore.NewLineReader(sent, cfg.maxMessageSize, func(dst, line []byte) []byte {
 			ex, err := table.Record(line)
 			if err != nil {
 				lg.printf("request ids not recorded, their responses will not be restored: %v", err)
@@ -78,8 +79,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
-		r := restore.NewLineReader(fromCommand, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			received.Add(1)
+		r := restore.NewLineReader(received, cfg.maxMessageSize, func(dst, line []byte) []byte {
 			out, _ := table.AppendRestored(dst, line)
 			return out
 		})
@@ -114,7 +114,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	if cfg.verbose {
 		st := table.Stats()
 		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched",
-			proxyCount(sent.Load()+received.Load(), "message"), sent.Load(), received.Load(),
+			proxyCount(sent.lines()+received.lines(), "message"), sent.lines(), received.lines(),
 			proxyCount(st.Restored, "id"), st.Unmatched)
 	}
 	return exitStatus(cmd.ProcessState)
@@ -131,3 +131,40 @@ func exitStatus(ps *os.ProcessState) int {
 	}
 	return ps.ExitCode()
 }
+
+// A lineCounter reads from r and counts the lines that are not blank (one
+// message or batch each, in MCP's stdio framing), long ones included. A last
+// line without LF counts once r reports an error.
+type lineCounter struct {
+	r    io.Reader
+	n    atomic.Int64
+	open bool // the current line has a byte other than CR
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.Trim(seg, "\r")) > 0 {
+			c.open = true
+		}
+		if i >= 0 && c.open {
+			c.n.Add(1)
+			c.open = false
+		}
+	}
+	if err != nil && c.open {
+		c.n.Add(1)
+		c.open = false
+	}
+	return n, err
+}
+
+// lines returns the count so far.
+func (c *lineCounter) lines() int64 { return c.n.Load() }
