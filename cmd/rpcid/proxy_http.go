@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -59,10 +60,12 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	p := newHTTPProxy(cfg, lg, allowedHosts(cfg.listen, addr))
+	var fresh freshConns
 	srv := &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
+		ConnState:         fresh.track,
 	}
 	lg.printf("listening on http://%s%s, forwarding to %s", addr, hostPath(cfg.upstream), cfg.rawURL)
 	if started != nil {
@@ -81,6 +84,7 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		ctx, cancel := context.WithTimeout(context.Background(), proxyGrace)
 		done := make(chan error, 1)
 		go func() { done <- srv.Shutdown(ctx) }()
+		fresh.stop()
 		select {
 		case err = <-done:
 		case <-sig: // a second signal: stop at once
@@ -93,6 +97,44 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	}
 	p.summary()
 	return code
+}
+
+// freshConns tracks the connections on which no request has started.
+// http.Server.Shutdown counts such a connection as busy until it is 5 seconds
+// old, and HTTP clients open them ahead of need; on shutdown they are closed
+// at once, so that only requests in flight can hold the grace period.
+type freshConns struct {
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+	stopping bool
+}
+
+// track is the http.Server ConnState hook.
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case st == http.StateNew && f.stopping:
+		c.Close()
+	case st == http.StateNew:
+		if f.conns == nil {
+			f.conns = make(map[net.Conn]bool)
+		}
+		f.conns[c] = true
+	default:
+		delete(f.conns, c)
+	}
+}
+
+// stop closes the fresh connections, and those that arrive from now on.
+func (f *freshConns) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopping = true
+	for c := range f.conns {
+		c.Close()
+	}
+	f.conns = nil
 }
 
 // newHTTPProxy returns the handler for cfg, accepting the Host values hosts.

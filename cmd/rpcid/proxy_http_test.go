@@ -416,7 +416,8 @@ func TestProxyClientDisconnect(t *testing.T) {
 	}
 }
 
-// SIGTERM ends open GET streams at once and lets a POST in flight finish.
+// SIGTERM ends open GET streams and unused connections at once and lets a
+// POST in flight finish.
 func TestProxyShutdown(t *testing.T) {
 	inPost := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -457,12 +458,20 @@ func TestProxyShutdown(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("POST did not reach the upstream")
 	}
+	// A connection on which no request has started (HTTP clients open them
+	// ahead of need) must not hold the grace period either.
+	idle, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	time.Sleep(50 * time.Millisecond) // let the server accept it
 	start := time.Now()
 	if code := p.stop(t); code != 0 {
 		t.Errorf("exit status %d, want 0", code)
 	}
 	if d := time.Since(start); d > proxyGrace-time.Second {
-		t.Errorf("stopping took %v: the open GET stream held the grace period", d)
+		t.Errorf("stopping took %v: the open GET stream or the fresh connection held the grace period", d)
 	}
 	if got := <-posted; got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Errorf("POST in flight during shutdown got %q", got)
