@@ -60,17 +60,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	sent := &lineCounter{r: stdin}
 	received := &lineCounter{r: fromCommand}
 	go func() {
-		r := restore.NewLineReader(sent, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			ex, err := table.Record(line)
-			if err != nil {
-				lg.printf("request ids not recorded, their responses will not be restored: %v", err)
-			}
-			// Ids stay remembered until answered; as orphans they are the
-			// ones dropped, oldest first, when room is needed.
-			table.Release(ex, false)
-			return append(dst, line...)
-		})
-		io.Copy(toCommand, r)
+		io.Copy(toCommand, recordingReader(table, sent, cfg.maxMessageSize, lg))
 		// The client closed its end (or COMMAND stopped reading): COMMAND
 		// sees the end of its input.
 		toCommand.Close()
@@ -79,10 +69,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
-		r := restore.NewLineReader(received, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			out, _ := table.AppendRestored(dst, line)
-			return out
-		})
+		r := restoringReader(table, received, cfg.maxMessageSize)
 		if _, err := io.Copy(stdout, r); err != nil {
 			// The client stopped reading: keep COMMAND from blocking on
 			// a full pipe until it exits.
@@ -118,6 +105,30 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 			proxyCount(st.Restored, "id"), st.Unmatched)
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// recordingReader returns src's bytes unchanged, recording the request ids
+// of each line of at most max bytes in table before the line is returned.
+func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog) io.Reader {
+	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
+		ex, err := table.Record(line)
+		if err != nil {
+			lg.printf("request ids not recorded, their responses will not be restored: %v", err)
+		}
+		// Ids stay remembered until answered; as orphans they are the ones
+		// dropped, oldest first, when room is needed.
+		table.Release(ex, false)
+		return append(dst, line...)
+	})
+}
+
+// restoringReader returns src's bytes with the response ids of each line of
+// at most max bytes restored from table.
+func restoringReader(table *restore.Table, src io.Reader, max int) io.Reader {
+	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
+		out, _ := table.AppendRestored(dst, line)
+		return out
+	})
 }
 
 // exitStatus returns the status a shell reports for a process that ended as
