@@ -68,6 +68,9 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		ConnState:         fresh.track,
 	}
 	lg.printf("listening on http://%s%s, forwarding to %s", addr, hostPath(cfg.upstream), cfg.rawURL)
+	if p.table == nil {
+		p.log.verbosef("-v: this build cannot reach httpid.Transport's table: restored and unmatched ids are not logged in HTTP mode")
+	}
 	if started != nil {
 		started(addr)
 	}
