@@ -2,8 +2,8 @@ package httpid
 
 import (
 	"io"
-	"net/http"
 	"math/rand"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
