@@ -695,3 +695,47 @@ func TestProxyListenInUse(t *testing.T) {
 		t.Errorf("status %d, stderr %q; want 1 and the reason, no start line", code, stderr.String())
 	}
 }
+
+// FuzzEndpointBody checks that an endpointBody changes nothing when its
+// function declines, gives the same bytes however the stream is cut into
+// reads, calls its function at most once, and changes only the value passed.
+func FuzzEndpointBody(f *testing.F) {
+	f.Add("event: endpoint\ndata: https://gw.example/m\n\n", 3)
+	f.Add("\uFEFFevent:endpoint\r\ndata:/m\r\n\r\ndata: x\r\r", 1)
+	f.Add(": c\n\nretry: 1\n\nevent: endpoint\rdata: a\rdata: b\r\r", 2)
+	f.Add("data\n\nevent: endpoint\ndata\n\n", 5)
+	f.Fuzz(func(t *testing.T, in string, chunk int) {
+		chunk = 1 + (chunk&0xffff)%64
+		read := func(fn func([]byte) []byte, n int) string {
+			got, err := io.ReadAll(newEndpointBody(io.NopCloser(&chunkReader{s: in, n: n}), fn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(got)
+		}
+		if got := read(func([]byte) []byte { return nil }, chunk); got != in {
+			t.Fatalf("declining: %q became %q", in, got)
+		}
+		calls := 0
+		var value string
+		mark := func(v []byte) []byte {
+			calls++
+			value = string(v)
+			return []byte("<" + string(v) + ">")
+		}
+		whole := read(mark, len(in)+1)
+		if calls > 1 {
+			t.Fatalf("function called %d times", calls)
+		}
+		if calls == 1 {
+			// Exactly the value was replaced: removing the marks gives the
+			// input back.
+			if strings.Replace(whole, "<"+value+">", value, 1) != in {
+				t.Fatalf("%q became %q, more than the value %q changed", in, whole, value)
+			}
+		}
+		if got := read(mark, chunk); got != whole {
+			t.Fatalf("%q in %d-byte reads = %q, in one read %q", in, chunk, got, whole)
+		}
+	})
+}
