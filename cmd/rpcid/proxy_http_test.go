@@ -739,3 +739,43 @@ func FuzzEndpointBody(f *testing.F) {
 		}
 	})
 }
+
+// With -max-pending ids in flight, another request is answered 503 and
+// never sent.
+func TestProxyTooManyPending(t *testing.T) {
+	var hits atomic.Int64
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-release:
+		case <-time.After(wait):
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-pending", "1")
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		testClient.Do(newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`))
+	}()
+	deadline := time.Now().Add(wait)
+	for hits.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	resp, body := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"m"}`))
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "too many request ids pending") || hits.Load() != 1 {
+		t.Errorf("second request: status %d, body %q, upstream hits %d; want 503, the reason, 1", resp.StatusCode, body, hits.Load())
+	}
+	if s := p.stderr.String(); !strings.Contains(s, "too many request ids pending") {
+		t.Errorf("stderr does not report the refusal:\n%s", s)
+	}
+	close(release)
+	select {
+	case <-first:
+	case <-time.After(wait):
+		t.Fatal("the first request did not end")
+	}
+}
