@@ -28,6 +28,8 @@ const (
 
 var outcomeNames = [...]string{"unsendable", "match", "no-match", "refused"}
 
+// String returns the name of o as node/results.json spells it: "unsendable",
+// "match", "no-match" or "refused".
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]

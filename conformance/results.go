@@ -11,9 +11,23 @@ import (
 	"github.com/rpcid/rpcid/rpcidtest"
 )
 
-// Tally counts verdicts.
+// Tally counts the verdicts on a set of checks.
 type Tally struct {
-	Run, Agreed, AgreedByRefusing, WrongMatch, Missed, Refused, Skipped int
+	// Run counts the checks not skipped: Agreed + WrongMatch + Missed + Refused.
+	Run int
+	// Agreed counts the checks where the SDK did what the rule says.
+	Agreed int
+	// AgreedByRefusing counts the agreed no-matches where the SDK refused
+	// the message rather than looking it up (part of Agreed).
+	AgreedByRefusing int
+	// WrongMatch counts the verdicts WrongMatch.
+	WrongMatch int
+	// Missed counts the verdicts Missed.
+	Missed int
+	// Refused counts the verdicts RefusedOne.
+	Refused int
+	// Skipped counts the checks whose sent id the SDK cannot send.
+	Skipped int
 }
 
 func (t *Tally) add(v Verdict, o Outcome) {

@@ -13,6 +13,7 @@ Infinity literals it would otherwise take, which are not JSON), twice:
   whose exponent is beyond +-999999999999999999, so the few vectors that
   spell an exponent of 18 or more digits (to test the rule's exponent
   bound) may still be listed as not representable; no other vector may be.
+  (Among them is 0e99999999999999999999, which a float reads exactly as 0.)
 
 Vectors whose id is null are listed: request_id.py treats null as no
 request id by design (a request id is never null).
@@ -73,9 +74,13 @@ def _representable(raw, value):
         return False
     if not isinstance(value, float):
         return True
+    text = raw.decode("ascii").strip(" \t\n\r")
+    mantissa = re.split("[eE]", text)[0]
+    if value == 0 and not re.search("[1-9]", mantissa):
+        return True  # a zero, whatever its exponent
     try:
-        exact = Decimal(raw.decode("ascii").strip(" \t\n\r"))
-    except Exception:
+        exact = Decimal(text)
+    except InvalidOperation:  # an exponent beyond Decimal's, so not 0 and not a finite float
         return False
     return math.isfinite(value) and Decimal(value) == exact
 
@@ -156,6 +161,8 @@ class VectorsTest(unittest.TestCase):
         _, float_unrep, _, _, _ = _run(False)
         need = [n for n in float_unrep if n not in unrep]
         print("vectors that need parse_float=Decimal (%d): %s" % (len(need), ", ".join(need)))
+        worse = [n for n in unrep if n not in float_unrep]
+        print("vectors Decimal cannot hold though float can (a zero with a 20-digit exponent) (%d): %s" % (len(worse), ", ".join(worse) or "none"))
         with open(_VECTORS, encoding="utf-8") as f:
             vectors = json.load(f)
         texts = {"decode/" + v["name"]: [v.get("raw") or ""] for v in vectors["decode"]}
@@ -163,7 +170,6 @@ class VectorsTest(unittest.TestCase):
         for name in unrep:
             self.assertTrue(any(re.search(r"[eE][+-]?[0-9]{18,}", t) for t in texts[name]),
                             "%s is not representable as Decimal, yet spells no exponent of 18 or more digits" % name)
-            self.assertIn(name, float_unrep)
 
 
 class ValuesTest(unittest.TestCase):
