@@ -151,3 +151,81 @@ func TestVersionsAreGoMod(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeTable checks that the figures of the root README's table "How
+// SDKs behave today" are those of RESULTS.md: each SDK's row starts with
+// its name and version and holds its common and all-checks counts of wrong
+// matches, misses and refusals.
+func TestReadmeTable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## How SDKs behave today\n")
+	if !ok {
+		t.Fatal(`README.md has no section "How SDKs behave today"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	if !strings.Contains(section, "(conformance/RESULTS.md)") {
+		t.Error("the README section does not link to conformance/RESULTS.md")
+	}
+	cases, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdks, err := MeasureGo(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeJSON, err := os.ReadFile(nodeFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := ParseNodeResults(nodeJSON, Digest(CasesJSON(cases)), len(cases))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nCommon := 0
+	for _, c := range cases {
+		if c.Common() {
+			nCommon++
+		}
+	}
+	for _, want := range []string{fmt.Sprintf("the %s\n(sent, received) checks", commaInt(len(cases))), fmt.Sprintf("the %d whose sent id", nCommon)} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the README section does not say %q", want)
+		}
+	}
+	for _, s := range append(sdks, ts) {
+		prefix := "| " + s.Name + " " + s.Version + " |"
+		var row string
+		for _, line := range strings.Split(section, "\n") {
+			if strings.HasPrefix(line, prefix) {
+				row = line
+			}
+		}
+		if row == "" {
+			t.Errorf("the README table has no row starting %q", prefix)
+			continue
+		}
+		c := TallyOf(s, cases, Case.Common)
+		a := TallyOf(s, cases, func(Case) bool { return true })
+		for _, cell := range []string{
+			fmt.Sprintf("| %d / %d / %d |", c.WrongMatch, c.Missed, c.Refused),
+			fmt.Sprintf("| %d / %d / %d (of %d) |", a.WrongMatch, a.Missed, a.Refused, a.Run),
+		} {
+			if !strings.Contains(row, cell) {
+				t.Errorf("README row for %s %s lacks %q (from RESULTS.md): %s", s.Name, s.Version, cell, row)
+			}
+		}
+	}
+}
+
+// commaInt writes n with a comma between thousands, as the README does.
+func commaInt(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
