@@ -93,7 +93,7 @@ func Results(cases []Case, sdks []SDK) []byte {
 	p("`rpcidtest.Disagreements` makes from the conformance vectors %s (every pair in both\n", rpcidtest.Version())
 	p("directions, each valid id against itself and its canonical and key spellings, each\n")
 	p("invalid id against 8 look-alike requests). How each SDK is driven is in\n")
-	p("[README.md](README.md) and at the end of this file.\n\n")
+	p("[README.md](README.md) and in each SDK's section below.\n\n")
 	p("- **agreed**: the SDK did what the rule says (a match, or no match: dropped or refused).\n")
 	p("- **wrong match**: the response settled a request it does not answer under the rule.\n")
 	p("- **missed**: the rule says it answers the request; the SDK dropped it silently.\n")
