@@ -153,22 +153,11 @@ func TestVersionsAreGoMod(t *testing.T) {
 }
 
 // TestReadmeTable checks that the figures of the root README's table "How
-// SDKs behave today" are those of RESULTS.md: each SDK's row starts with
-// its name and version and holds its common and all-checks counts of wrong
-// matches, misses and refusals.
+// SDKs behave today" and of the SEP's table (docs/request-id-equality.md,
+// "Measured") are those of RESULTS.md: each SDK's row starts with its name
+// and version and holds its common and all-checks counts of wrong matches,
+// misses and refusals.
 func TestReadmeTable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(readme), "\n## How SDKs behave today\n")
-	if !ok {
-		t.Fatal(`README.md has no section "How SDKs behave today"`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	if !strings.Contains(section, "(conformance/RESULTS.md)") {
-		t.Error("the README section does not link to conformance/RESULTS.md")
-	}
 	cases, err := Cases()
 	if err != nil {
 		t.Fatal(err)
@@ -185,18 +174,41 @@ func TestReadmeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sdks = append(sdks, ts)
+	checkMatrix(t, cases, sdks, filepath.Join("..", "README.md"), "\n## How SDKs behave today\n", "(conformance/RESULTS.md)")
+	checkMatrix(t, cases, sdks, filepath.Join("..", "docs", "request-id-equality.md"), "\n### Measured\n", "conformance/RESULTS.md)")
+}
+
+// checkMatrix checks the table in the section of file that starts with
+// heading against RESULTS.md's figures; the section must contain link.
+func checkMatrix(t *testing.T, cases []Case, sdks []SDK, file, heading, link string) {
+	t.Helper()
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(text), heading)
+	if !ok {
+		t.Errorf("%s has no section %q", file, strings.TrimSpace(heading))
+		return
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	if !strings.Contains(section, link) {
+		t.Errorf("%s: the section does not link to %s", file, link)
+	}
 	nCommon := 0
 	for _, c := range cases {
 		if c.Common() {
 			nCommon++
 		}
 	}
-	for _, want := range []string{fmt.Sprintf("the %s\n(sent, received) checks", commaInt(len(cases))), fmt.Sprintf("the %d whose sent id", nCommon)} {
-		if !strings.Contains(section, want) {
-			t.Errorf("the README section does not say %q", want)
+	flat := strings.Join(strings.Fields(section), " ")
+	for _, want := range []string{commaInt(len(cases)) + " (sent", fmt.Sprintf("the %d whose sent id", nCommon)} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("%s: the section does not say %q", file, want)
 		}
 	}
-	for _, s := range append(sdks, ts) {
+	for _, s := range sdks {
 		prefix := "| " + s.Name + " " + s.Version + " |"
 		var row string
 		for _, line := range strings.Split(section, "\n") {
@@ -205,7 +217,7 @@ func TestReadmeTable(t *testing.T) {
 			}
 		}
 		if row == "" {
-			t.Errorf("the README table has no row starting %q", prefix)
+			t.Errorf("%s: the table has no row starting %q", file, prefix)
 			continue
 		}
 		c := TallyOf(s, cases, Case.Common)
@@ -215,7 +227,7 @@ func TestReadmeTable(t *testing.T) {
 			fmt.Sprintf("| %d / %d / %d (of %d) |", a.WrongMatch, a.Missed, a.Refused, a.Run),
 		} {
 			if !strings.Contains(row, cell) {
-				t.Errorf("README row for %s %s lacks %q (from RESULTS.md): %s", s.Name, s.Version, cell, row)
+				t.Errorf("%s: the row for %s %s lacks %q (from RESULTS.md): %s", file, s.Name, s.Version, cell, row)
 			}
 		}
 	}
