@@ -13,6 +13,7 @@ import (
 	"github.com/creachadair/jrpc2"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The matchers for mcp-go and jrpc2 repeat the SDKs' lookup around their
@@ -197,3 +198,81 @@ func (b bufChannel) Recv() ([]byte, error) {
 }
 
 func (b bufChannel) Close() error { return nil } // the test closes recv's channel itself
+
+// TestGoSDKMatchesRealClient runs every case whose sent id is 1 through a
+// real go-sdk mcp.Client connected over mcp.IOTransport (pipes): its
+// initialize request is the first call of its jsonrpc2 Connection, id 1, and
+// its Connection.readIncoming does the lookup.
+// The response under test and then a second one with the id it wrote both
+// carry an InitializeResult, told apart by serverInfo.name.
+func TestGoSDKMatchesRealClient(t *testing.T) {
+	cases, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, c := range cases {
+		if string(c.Sent) != "1" {
+			continue
+		}
+		want := goSDKMatch(c.Sent, c.Received)
+		got := goSDKReal(t, c.Received)
+		if !agreesWithReal(want, got) {
+			t.Errorf("case %d %s: goSDKMatch says %v, the real Client %v", c.Index, c.Vector, want, got)
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d cases with sent id 1 checked against the real Client", checked)
+	}
+	t.Logf("%d cases: goSDKMatch agrees with a real go-sdk mcp.Client", checked)
+}
+
+func goSDKReal(t *testing.T, received []byte) Outcome {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	fromServer, toClient := io.Pipe()
+	fromClient, toServer := io.Pipe()
+	go func() {
+		line, err := bufio.NewReader(fromClient).ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var wire struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &wire) != nil || string(wire.ID) != "1" || wire.Method != "initialize" {
+			t.Errorf("the go-sdk Client sent %s first, want initialize with id 1", line)
+			toClient.Close()
+			return
+		}
+		result := func(name string) string {
+			return `{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"` + name + `","version":"0"}}`
+		}
+		msgs := append(responseMessage(received, result("probe")), '\n')
+		msgs = append(msgs, responseMessage(wire.ID, result("sentinel"))...)
+		toClient.Write(append(msgs, '\n'))
+		io.Copy(io.Discard, fromClient) // notifications/initialized and anything after
+	}()
+	client := gosdk.NewClient(&gosdk.Implementation{Name: "conformance", Version: "0"}, nil)
+	// Protocol 2025-11-25: the client's first request is initialize (from
+	// 2026-07-28 on it is server/discover).
+	session, err := client.Connect(ctx, &gosdk.IOTransport{Reader: fromServer, Writer: toServer}, &gosdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		if ctx.Err() != nil {
+			t.Fatalf("received %s: the go-sdk Client did not answer within 10 s", received)
+		}
+		return Refused
+	}
+	defer session.Close()
+	switch name := session.InitializeResult().ServerInfo.Name; name {
+	case "probe":
+		return Match
+	case "sentinel":
+		return NoMatch
+	default:
+		t.Fatalf("unexpected serverInfo.name %q", name)
+	}
+	return 0
+}
