@@ -4,7 +4,9 @@
 // "no-match" (the Protocol looked it up and found no request),
 // "refused" (the transport could not decode it, so it never reached the
 // Protocol) or "unsendable" (the Client cannot have a request pending under
-// the sent id: it sends only integer ids within 2^53-1).
+// the sent id: it sends only numbers, so a sent id that JSON.parse does not
+// read as a safe integer is unsendable; 1.0 and 1e-400 read as 1 and 0 and
+// are sent as such).
 //
 // How one case runs. A real Client is connected to InjectingTransport,
 // which answers initialize. For each case the Protocol's next message id
