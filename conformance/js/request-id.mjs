@@ -54,7 +54,8 @@ export function requestIdKey(id) {
   }
   if (typeof id === 'string') {
     if (LONE_SURROGATE.test(id)) return undefined;
-    if (CANONICAL_INT.test(id)) {
+    // An int64 has at most 20 characters ("-9223372036854775808").
+    if (id.length <= 20 && CANONICAL_INT.test(id)) {
       const n = BigInt(id);
       if (n >= INT64_MIN && n <= INT64_MAX) return id;
     }

@@ -138,4 +138,6 @@ test('requestIdKey and sameRequestId on values no JSON text gives', () => {
   assert.notEqual(requestIdKey('n1.5'), requestIdKey(1.5));
   assert.notEqual(requestIdKey('"1'), requestIdKey('1'));
   assert.equal(sameRequestId('😀', '\ud83d\ude00'), true); // a surrogate pair is not lone
+  assert.equal(requestIdKey('1'.repeat(100000)), '"' + '1'.repeat(100000)); // beyond int64: a string id
+  assert.equal(sameRequestId('9'.repeat(30), 1e30), false);
 });

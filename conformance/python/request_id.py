@@ -75,7 +75,9 @@ def request_id_key(id):
     if isinstance(id, str):
         if _LONE_SURROGATE.search(id):
             return None
-        if _CANONICAL_INT.fullmatch(id):
+        # An int64 has at most 20 characters ("-9223372036854775808"); the
+        # length check also keeps int() from its 4300-digit limit.
+        if len(id) <= 20 and _CANONICAL_INT.fullmatch(id):
             n = int(id)
             if _INT64_MIN <= n <= _INT64_MAX:
                 return ("int", n)

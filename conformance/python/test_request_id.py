@@ -179,6 +179,13 @@ class ValuesTest(unittest.TestCase):
             self.assertIsNone(request_id_key(x), repr(x))
             self.assertFalse(same_request_id(x, x), repr(x))
 
+    def test_long_values(self):
+        # Beyond int64 a digit string is a string id, however long (int()
+        # would raise past 4300 digits), and a big int is a number.
+        self.assertEqual(request_id_key("1" * 5000), ("string", "1" * 5000))
+        self.assertEqual(request_id_key(10**5000), ("number", 0, "1", 5000))
+        self.assertFalse(same_request_id("1" * 5000, int("1" * 4000)))
+
     def test_bool_is_not_int(self):
         self.assertFalse(same_request_id(True, 1))
         self.assertFalse(same_request_id(False, 0))
