@@ -779,3 +779,31 @@ func TestProxyTooManyPending(t *testing.T) {
 		t.Fatal("the first request did not end")
 	}
 }
+
+// Bodies and events longer than -max-message-size pass byte for byte,
+// unexamined; shorter ones after them are still restored.
+func TestProxyLongMessages(t *testing.T) {
+	pad := strings.Repeat("x", 2<<20)
+	longJSON := `{"jsonrpc":"2.0","id":"1","result":{"pad":"` + pad + `"}}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/json" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, longJSON)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: "+longJSON+"\n\n")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":{}}\n\n")
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-message-size", "1024")
+	_, body := do(t, newRequest(t, "POST", p.url+"/json", `{"jsonrpc":"2.0","id":1,"method":"m"}`))
+	if body != longJSON {
+		t.Errorf("long JSON body changed (%d bytes, want %d)", len(body), len(longJSON))
+	}
+	_, body = do(t, newRequest(t, "POST", p.url+"/sse", `[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":"m"}]`))
+	want := "data: " + longJSON + "\n\n" + "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	if body != want {
+		t.Errorf("event stream: got %d bytes ending %q, want %d bytes ending %q", len(body), body[max(0, len(body)-60):], len(want), want[len(want)-60:])
+	}
+}
