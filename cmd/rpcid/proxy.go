@@ -42,7 +42,8 @@ the printed address. Requests whose Host header is not this proxy's address,
 or whose Origin is a page not on this machine, are refused (DNS rebinding).
 Prints one line to standard error when listening:
   rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
-SIGINT or SIGTERM stops it; requests in flight get 5 seconds to finish.
+SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
+flight get 5 seconds to finish (a second signal ends them at once).
 
 stdio mode (after --): start COMMAND, pass standard input to it byte for byte
 recording each request id, and pass its standard output back line by line with

@@ -807,3 +807,42 @@ func TestProxyLongMessages(t *testing.T) {
 		t.Errorf("event stream: got %d bytes ending %q, want %d bytes ending %q", len(body), body[max(0, len(body)-60):], len(want), want[len(want)-60:])
 	}
 }
+
+// A second signal ends the grace period at once.
+func TestProxySecondSignal(t *testing.T) {
+	inPost := make(chan struct{})
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(inPost)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		case <-time.After(wait):
+		}
+	}))
+	defer up.Close()
+	defer close(release)
+	p := startProxy(t, up.URL)
+	go testClient.Do(newRequest(t, "POST", p.url+"/mcp", `{}`))
+	select {
+	case <-inPost:
+	case <-time.After(wait):
+		t.Fatal("POST did not reach the upstream")
+	}
+	start := time.Now()
+	sig := p.sig
+	p.sig = nil // stopped here, not by the cleanup
+	sig <- syscall.SIGTERM
+	sig <- syscall.SIGINT
+	select {
+	case code := <-p.done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0", code)
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not stop")
+	}
+	if d := time.Since(start); d > proxyGrace/2 {
+		t.Errorf("stopping after a second signal took %v", d)
+	}
+}
