@@ -54,7 +54,13 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		return 1
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	p := newHTTPProxy(cfg, lg, allowedHosts(cfg.listen, addr))
+	hosts := allowedHosts(cfg.listen, addr)
+	if hosts[hostPort(cfg.upstream.Host, cfg.upstream.Scheme)] {
+		ln.Close()
+		lg.printf("URL %s names this proxy's own address: every request would come back to it", cfg.rawURL)
+		return 2
+	}
+	p := newHTTPProxy(cfg, lg, hosts)
 	var fresh freshConns
 	srv := &http.Server{
 		Handler:           p,

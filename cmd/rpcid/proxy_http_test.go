@@ -846,3 +846,24 @@ func TestProxySecondSignal(t *testing.T) {
 		t.Errorf("stopping after a second signal took %v", d)
 	}
 }
+
+func TestProxyRefusesItself(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // free the port for the proxy
+	_, port, _ := net.SplitHostPort(addr)
+	for _, u := range []string{"http://" + addr + "/mcp", "http://LOCALHOST:" + port} {
+		var stdout, stderr strings.Builder
+		cfg, _, ok := parseProxyArgs([]string{"-listen", addr, u}, &stdout, &stderr)
+		if !ok {
+			t.Fatal(stderr.String())
+		}
+		code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
+		if code != 2 || !strings.Contains(stderr.String(), "names this proxy's own address") {
+			t.Errorf("URL %s: status %d, stderr %q; want 2 and the reason", u, code, stderr.String())
+		}
+	}
+}
