@@ -222,8 +222,8 @@ func (p *httpProxy) allowedOrigin(origin string) bool {
 }
 
 // rewrite sends the request to the upstream's scheme and host with the
-// client's path and query, byte for byte. The upstream sees its own name in Host. The
-// client's Accept-Encoding is dropped so that the response arrives
+// client's path and query, byte for byte. The upstream sees its own name in
+// Host. The client's Accept-Encoding is dropped so that the response arrives
 // uncompressed (http.Transport asks for gzip itself and decodes it) and its
 // ids can be restored.
 func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
