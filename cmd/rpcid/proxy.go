@@ -8,9 +8,11 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid/httpid"
@@ -174,9 +176,13 @@ type proxyLog struct {
 	verbose bool
 }
 
-// printf writes one line.
+// printf writes one line. Characters in it that would act on a terminal or
+// change how the line reads (see terminalSafe) are written as Go escapes, so
+// that text from a request, the upstream or COMMAND can neither forge a line
+// nor drive the terminal; callers quote such text themselves (logText,
+// logID) where an escape could be mistaken for the text.
 func (l *proxyLog) printf(format string, a ...any) {
-	line := "rpcid proxy: " + fmt.Sprintf(format, a...) + "\n"
+	line := "rpcid proxy: " + escapeUnsafe(fmt.Sprintf(format, a...)) + "\n"
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	io.WriteString(l.w, line)
@@ -210,17 +216,88 @@ func (l *proxyLog) unmatched(received []byte) {
 const maxLogID = 80
 
 // logID returns the JSON text of an id for a log line: as it is, or its
-// first maxLogID bytes (whole UTF-8 sequences) and the full length. JSON text
-// has no raw control characters, so a line stays one line.
+// first maxLogID bytes (whole UTF-8 sequences) and the full length. JSON
+// strings may hold C1 controls (U+009B starts a terminal escape), bidi
+// controls (U+202E) and other characters that are unsafe to print raw (see
+// terminalSafe), and an id that is not valid JSON may hold anything; such an
+// id is shown Go-quoted and marked so: the text "\u202e" in the log is then
+// the escape of a raw character, not the six bytes a JSON escape would be, so
+// that "restored response id "\"\u202e\"" (Go-quoted) to "\u202e"" reads as
+// the change it was.
 func logID(raw []byte) string {
-	if len(raw) <= maxLogID {
-		return string(raw)
+	n := len(raw)
+	if n > maxLogID {
+		n = maxLogID
+		for n > 0 && !utf8.RuneStart(raw[n]) {
+			n--
+		}
 	}
-	n := maxLogID
-	for n > 0 && !utf8.RuneStart(raw[n]) {
-		n--
+	text, quoted := string(raw[:n]), ""
+	if !terminalSafe(string(raw)) {
+		text, quoted = strconv.Quote(text), "Go-quoted"
 	}
-	return fmt.Sprintf("%s... (%d bytes)", raw[:n], len(raw))
+	switch {
+	case n < len(raw) && quoted != "":
+		return fmt.Sprintf("%s... (%s, %d bytes)", text, quoted, len(raw))
+	case n < len(raw):
+		return fmt.Sprintf("%s... (%d bytes)", text, len(raw))
+	case quoted != "":
+		return text + " (" + quoted + ")"
+	}
+	return text
+}
+
+// logText returns s for a log line: as it is when it is terminalSafe and
+// does not start with a quote, else Go-quoted.
+func logText(s string) string {
+	if terminalSafe(s) && !strings.HasPrefix(s, `"`) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// unsafeRune reports whether r, printed raw, would act on a terminal or
+// change how a line reads: a C0 or C1 control or DEL (line breaks, ESC, CSI),
+// a format character (bidi controls such as U+202E, zero-width characters,
+// the soft hyphen), or a line or paragraph separator. utf8.RuneError stands
+// for a byte that is not UTF-8 here; callers tell it from a real U+FFFD.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// terminalSafe reports whether s is UTF-8 without unsafe runes.
+func terminalSafe(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// escapeUnsafe returns s with each unsafe rune written as its Go escape
+// (\n, \x1b, \u202e) and each byte that is not UTF-8 as \xNN.
+func escapeUnsafe(s string) string {
+	if terminalSafe(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unsafeRune(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // hostPath returns the path of u for the start line: "/" when it has none.

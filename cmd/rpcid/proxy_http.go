@@ -195,7 +195,7 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // refuse answers 403 with reason as plain text; the request goes nowhere.
 func (p *httpProxy) refuse(w http.ResponseWriter, r *http.Request, reason string) {
-	p.log.verbosef("refused %s %s: %s", r.Method, r.URL.Path, reason)
+	p.log.verbosef("refused %s %s: %s", r.Method, logText(r.URL.EscapedPath()), reason)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusForbidden)
@@ -255,9 +255,9 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 		out := rewriteEndpoint(value, p.target, host)
 		switch {
 		case out != nil:
-			p.log.verbosef("endpoint event: %s rewritten to %s", value, out)
+			p.log.verbosef("endpoint event: %s rewritten to %s", logText(string(value)), logText(string(out)))
 		case endpointElsewhere(value, p.target):
-			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", value, p.target)
+			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", logText(string(value)), p.target)
 		}
 		return out
 	})
@@ -282,7 +282,7 @@ func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 	if errors.Is(err, httpid.ErrTooManyPending) {
 		status = http.StatusServiceUnavailable
 	}
-	p.log.printf("%s %s: %v", r.Method, r.URL.Path, err)
+	p.log.printf("%s %s: %v", r.Method, logText(r.URL.EscapedPath()), err)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	io.WriteString(w, "rpcid proxy: "+err.Error()+"\n")

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Cases from the hostile review of rpcid proxy.
+
+// terminalUnsafe returns the first rune (or invalid byte, as
+// utf8.RuneError) in s that a terminal acts on or that changes how a line
+// reads: C0 and C1 controls, DEL, format characters such as the bidi
+// override U+202E, line and paragraph separators; ok is false if there is
+// none. The final LF of each line is allowed.
+func terminalUnsafe(s string) (r rune, ok bool) {
+	for _, line := range strings.SplitAfter(s, "\n") {
+		line = strings.TrimSuffix(line, "\n")
+		for i := 0; i < len(line); {
+			r, n := utf8.DecodeRuneInString(line[i:])
+			if r == utf8.RuneError && n == 1 || unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+				return r, true
+			}
+			i += n
+		}
+	}
+	return 0, false
+}
+
+// rawRequest writes req (a whole HTTP/1.1 request) to addr and returns the
+// status line of the response.
+func rawRequest(t *testing.T, addr, req string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(wait))
+	if _, err := c.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the response to %q: %v", req, err)
+	}
+	return strings.TrimRight(line, "\r\n")
+}
+
+// Text the proxy logs from a request path, an upstream's id or endpoint
+// event cannot drive the terminal or forge a log line: a page on another
+// site can make a browser send such a request (it is refused, and logged
+// with -v), and the upstream chooses its ids and events.
+func TestProxyLogIsTerminalSafe(t *testing.T) {
+	// The upstream answers with ids and an endpoint event holding raw
+	// U+202E (right-to-left override) and U+009B (the C1 control CSI),
+	// valid in JSON strings and in URLs.
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte("event: endpoint\ndata: http://elsewhere.example/\u009b2J\u202emessages\n\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`[{"jsonrpc":"2.0","id":"` + "\u202e\u009b31m" + `","result":{}},` +
+			`{"jsonrpc":"2.0","id":"` + "\u2028x\u009b" + `","result":{}}]`))
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL+"/mcp", "-v")
+
+	got := rawRequest(t, p.addr, "GET /%1b[31mred%e2%80%ae%0arpcid%20proxy:%20forged HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+	if !strings.Contains(got, " 403 ") {
+		t.Errorf("request for evil.example: %s, want 403", got)
+	}
+	// The request id is JSON-escaped; the upstream's id has the same
+	// characters raw, so it is restored.
+	resp, body := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":"\u202e\u009b31m","method":"m"}`))
+	if resp.StatusCode != 200 || !strings.Contains(body, `"id":"\u202e\u009b31m"`) {
+		t.Errorf("POST: %s %q, want 200 and the id restored", resp.Status, body)
+	}
+	resp, body = do(t, newRequest(t, "GET", p.url+"/sse", ""))
+	if resp.StatusCode != 200 || !strings.Contains(body, "\u009b2J\u202e") {
+		t.Errorf("GET: %s %q, want 200 and the event as sent", resp.Status, body)
+	}
+	p.stop(t)
+	log := p.stderr.String()
+	if r, bad := terminalUnsafe(log); bad {
+		t.Errorf("stderr holds %U raw:\n%q", r, log)
+	}
+	for _, want := range []string{
+		"rpcid proxy: refused GET /%1b[31mred%e2%80%ae%0arpcid%20proxy:%20forged: Host \"evil.example\" is not this proxy's address",
+		`rpcid proxy: restored response id "\"\u202e\u009b31m\"" (Go-quoted) to "\u202e\u009b31m"` + "\n",
+		`rpcid proxy: response id "\"\u2028x\u009b\"" (Go-quoted) matches no`,
+		`rpcid proxy: endpoint event names "http://elsewhere.example/\u009b2J\u202emessages", which is not the upstream`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, log)
+		}
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
+		if !strings.HasPrefix(line, "rpcid proxy: ") {
+			t.Errorf("stderr line %q is not one of the proxy's", line)
+		}
+	}
+}
+
+func TestLogID(t *testing.T) {
+	long := `"` + strings.Repeat("a", 100) + `"`
+	longUnsafe := `"` + strings.Repeat("\u202e", 40) + `"`
+	for _, tc := range []struct{ raw, want string }{
+		{`3`, `3`},
+		{`"3"`, `"3"`},
+		{`"\u202e"`, `"\u202e"`}, // escaped in JSON: shown as it is
+		{`"é"`, `"é"`},
+		{"\"\u202e\"", `"\"\u202e\"" (Go-quoted)`},
+		{"\"\u00ad\"", `"\"\u00ad\"" (Go-quoted)`}, // soft hyphen, a format character
+		{"\"\u0085\"", `"\"\u0085\"" (Go-quoted)`}, // NEL, a C1 control
+		{"\"\x9b\"", `"\"\x9b\"" (Go-quoted)`},     // not UTF-8
+		{"\"\x1b\"", `"\"\x1b\"" (Go-quoted)`},
+		{long, long[:80] + "... (102 bytes)"},
+		{longUnsafe, `"\"` + strings.Repeat(`\u202e`, 26) + `"... (Go-quoted, 122 bytes)`},
+	} {
+		if got := logID([]byte(tc.raw)); got != tc.want {
+			t.Errorf("logID(%q) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+}
