@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode"
@@ -129,5 +130,32 @@ func TestLogID(t *testing.T) {
 		if got := logID([]byte(tc.raw)); got != tc.want {
 			t.Errorf("logID(%q) = %q, want %q", tc.raw, got, tc.want)
 		}
+	}
+}
+
+// Every Origin header is checked, not only the first: a request that holds
+// a local Origin and a foreign one is refused and never reaches the
+// upstream (which might read the last one).
+func TestProxyEveryOriginChecked(t *testing.T) {
+	var hits atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL)
+	for _, origins := range [][]string{
+		{"http://localhost", "http://evil.example"},
+		{"http://evil.example", "http://localhost"},
+		{"http://localhost, http://evil.example"},
+	} {
+		req := newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+		req.Header["Origin"] = origins
+		resp, body := do(t, req)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "evil.example") {
+			t.Errorf("Origin %q: %s %q, want 403 naming evil.example", origins, resp.Status, body)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the upstream was reached %d times, want 0", n)
 	}
 }

@@ -170,9 +170,13 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuse(w, r, "Host "+strconv.Quote(r.Host)+" is not this proxy's address (DNS rebinding protection)")
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" && !p.allowedOrigin(o) {
-		p.refuse(w, r, "Origin "+strconv.Quote(o)+" is not a local origin")
-		return
+	// Every Origin header, not only the first: the upstream may read
+	// another one.
+	for _, o := range r.Header.Values("Origin") {
+		if o != "" && !p.allowedOrigin(o) {
+			p.refuse(w, r, "Origin "+strconv.Quote(o)+" is not a local origin")
+			return
+		}
 	}
 	ctx := context.WithValue(r.Context(), inboundHostKey{}, r.Host)
 	if r.Method == http.MethodGet {
