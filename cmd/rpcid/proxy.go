@@ -207,9 +207,11 @@ func (l *proxyLog) restored(received, sent []byte) {
 	l.verbosef("restored response id %s to %s", logID(received), logID(sent))
 }
 
-// unmatched logs a response id that matches no request sent (-v).
+// unmatched logs a response id that matches no request id remembered (-v):
+// none was sent, or it was forgotten (answered already, its exchange ended,
+// or dropped to make room), or it was never recorded.
 func (l *proxyLog) unmatched(received []byte) {
-	l.verbosef("response id %s matches no request sent", logID(received))
+	l.verbosef("response id %s matches no remembered request id", logID(received))
 }
 
 // maxLogID is the length in bytes above which an id is cut in log lines.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -157,5 +158,26 @@ func TestProxyEveryOriginChecked(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the upstream was reached %d times, want 0", n)
+	}
+}
+
+// A response id that matches no remembered request id is not said to match
+// no request sent: here the request was sent, and its id forgotten when its
+// first response came.
+func TestProxyUnmatchedMessageIsTrue(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	script := `read line; echo '{"jsonrpc":"2.0","id":"1","result":1}'; echo '{"jsonrpc":"2.0","id":"1","result":2}'`
+	code, stdout, stderr := runProxyArgs(t, `{"jsonrpc":"2.0","id":1,"method":"m"}`+"\n", "-v", "--", "sh", "-c", script)
+	want := `{"jsonrpc":"2.0","id":1,"result":1}` + "\n" + `{"jsonrpc":"2.0","id":"1","result":2}` + "\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit status %d, stdout %q; want 0, %q", code, stdout, want)
+	}
+	if strings.Contains(stderr, "no request sent") {
+		t.Errorf("stderr says a request that was sent was not:\n%s", stderr)
+	}
+	if w := `rpcid proxy: response id "1" matches no remembered request id` + "\n"; !strings.Contains(stderr, w) {
+		t.Errorf("stderr lacks %q:\n%s", w, stderr)
 	}
 }

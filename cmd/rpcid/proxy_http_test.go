@@ -635,7 +635,7 @@ func TestProxyHTTPVerbose(t *testing.T) {
 	p.stop(t)
 	for _, s := range []string{
 		"rpcid proxy: restored response id \"3\" to 3\n",
-		"rpcid proxy: response id \"77\" matches no request sent\n",
+		"rpcid proxy: response id \"77\" matches no remembered request id\n",
 		"rpcid proxy: restored response id \"4\" to 4\n",
 		"rpcid proxy: 1 request forwarded (2 request ids recorded, 3 response ids examined); 2 ids restored, 1 unmatched\n",
 	} {

@@ -156,7 +156,7 @@ func TestProxyStdioRestores(t *testing.T) {
 		"helper: standard error passes through\n",
 		"rpcid proxy: restored response id \"3\" to 3\n",
 		"rpcid proxy: restored response id \"0\" to 0\n",
-		"rpcid proxy: response id \"999\" matches no request sent\n",
+		"rpcid proxy: response id \"999\" matches no remembered request id\n",
 		"rpcid proxy: 12 messages (7 from the client, 5 from the command); 2 ids restored, 2 unmatched\n",
 	} {
 		if !strings.Contains(stderr, s) {
@@ -314,7 +314,7 @@ printf '%s\n' '{"jsonrpc":"2.0","id":"3","method":"sampling/createMessage"}' '{"
 	if diff := cmp.Diff(want, stdout); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
-	if !strings.Contains(stderr, `response id "1" matches no request sent`) {
+	if !strings.Contains(stderr, `response id "1" matches no remembered request id`) {
 		t.Errorf("stderr does not report the forgotten id 1:\n%s", stderr)
 	}
 }
