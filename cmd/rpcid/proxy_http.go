@@ -260,8 +260,12 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 		switch {
 		case out != nil:
 			p.log.verbosef("endpoint event: %s rewritten to %s", logText(string(value)), logText(string(out)))
+		case endpointRelative(value):
+			// The client resolves it against the proxy's URL.
 		case endpointElsewhere(value, p.target):
 			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", logText(string(value)), p.target)
+		default:
+			p.log.printf("endpoint event %s passes unchanged: the proxy cannot tell which host it sends the client to, and if that is not this proxy, the client's POSTs there bypass it and their ids are not restored", logText(string(value)))
 		}
 		return out
 	})

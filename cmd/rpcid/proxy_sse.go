@@ -188,12 +188,14 @@ func (b *endpointBody) endBlock(end int) {
 // scheme-relative) URL whose host and port are the upstream target's; else
 // nil. Only the scheme and authority change: "https://gw.example/messages?s=1"
 // becomes "http://127.0.0.1:8939/messages?s=1". Relative URLs work as they
-// are: the client resolves them against the proxy's address.
+// are: the client resolves them against the proxy's address. Leading and
+// trailing spaces and C0 controls are ignored in deciding, as the WHATWG URL
+// standard's parser ignores them; leading ones go with the scheme.
 func rewriteEndpoint(value []byte, target *url.URL, host string) []byte {
-	if host == "" || !endpointAt(value, target) {
+	s := strings.TrimLeftFunc(string(value), isC0OrSpace)
+	if host == "" || !endpointAt([]byte(strings.TrimRightFunc(s, isC0OrSpace)), target) {
 		return nil
 	}
-	s := string(value)
 	rest := s[strings.Index(s, "//")+2:]
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
 		rest = rest[i:]
@@ -202,6 +204,10 @@ func rewriteEndpoint(value []byte, target *url.URL, host string) []byte {
 	}
 	return []byte("http://" + host + rest)
 }
+
+// isC0OrSpace reports whether r is a C0 control or space, which the WHATWG
+// URL parser strips from both ends of a URL.
+func isC0OrSpace(r rune) bool { return r <= ' ' }
 
 // endpointAt reports whether value is an absolute or scheme-relative URL
 // naming target's host and port (the scheme's default port when none is
@@ -218,12 +224,50 @@ func endpointAt(value []byte, target *url.URL) bool {
 	return hostPort(u.Host, scheme) == hostPort(target.Host, target.Scheme)
 }
 
+// endpointRelative reports whether value is a relative reference that names
+// no host, read as the WHATWG URL parser (browsers, Node, the TypeScript SDK)
+// reads it: without leading and trailing spaces and C0 controls and without
+// tabs and line breaks, with no scheme, and not starting with two slashes,
+// where "\" counts as "/" (a client resolves "\\host/m" against an http
+// base as "//host/m"). The client resolves such a value against the
+// proxy's own URL, so its POSTs come through the proxy.
+func endpointRelative(value []byte) bool {
+	s := strings.TrimFunc(string(value), isC0OrSpace)
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	slash := func(c byte) bool { return c == '/' || c == '\\' }
+	if len(s) >= 2 && slash(s[0]) && slash(s[1]) {
+		return false
+	}
+	// A scheme: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" (RFC 3986
+	// section 3.1).
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			continue
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+			continue
+		case i > 0 && c == ':':
+			return false
+		}
+		break
+	}
+	return true
+}
+
 // endpointElsewhere reports whether value is an absolute or scheme-relative
-// URL naming a host other than target's: the client would send its requests
-// there, around the proxy.
+// URL that Go's url.Parse reads as naming a host other than target's (spaces
+// and C0 controls at either end ignored): the client would send its
+// requests there, around the proxy.
 func endpointElsewhere(value []byte, target *url.URL) bool {
-	u, err := url.Parse(string(value))
-	return err == nil && u.Host != "" && !endpointAt(value, target)
+	v := []byte(strings.TrimFunc(string(value), isC0OrSpace))
+	u, err := url.Parse(string(v))
+	return err == nil && u.Host != "" && !endpointAt(v, target)
 }
 
 // hostPort returns host (a URL's authority without user information) in
