@@ -180,7 +180,7 @@ func TestProxyBinary(t *testing.T) {
 		}
 		want := "helper: standard error passes through\n" +
 			"rpcid proxy: restored response id \"3\" to 3\n" +
-			"rpcid proxy: 4 messages (2 from the client, 2 from the command); 1 id restored, 0 unmatched\n"
+			"rpcid proxy: 4 lines (2 from the client, 2 from the command); 1 id restored, 0 unmatched\n"
 		if stderr.String() != want {
 			t.Errorf("stderr %q, want %q", stderr.String(), want)
 		}

@@ -259,3 +259,20 @@ func TestProxyEndpointOddValues(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", w, p.stderr.String())
 	}
 }
+
+// The stdio summary counts lines, not messages: a line of binary garbage or
+// plain text is no JSON-RPC message, and the proxy does not parse lines it
+// passes unexamined.
+func TestProxyStdioSummaryCountsLines(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	in := "\x00\xff\x1b[2J not json\n" + `{"jsonrpc":"2.0","id":1,"method":"m"}` + "\n"
+	code, _, stderr := runProxyArgs(t, in, "-v", "--", "sh", "-c", `cat >/dev/null; echo 'plain text'`)
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if w := "rpcid proxy: 3 lines (2 from the client, 1 from the command); 0 ids restored, 0 unmatched\n"; !strings.HasSuffix(stderr, w) {
+		t.Errorf("stderr ends %q, want %q", stderr, w)
+	}
+}

@@ -101,7 +101,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	if cfg.verbose {
 		st := table.Stats()
 		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched",
-			proxyCount(sent.lines()+received.lines(), "message"), sent.lines(), received.lines(),
+			proxyCount(sent.lines()+received.lines(), "line"), sent.lines(), received.lines(),
 			proxyCount(st.Restored, "id"), st.Unmatched)
 	}
 	return exitStatus(cmd.ProcessState)
@@ -143,9 +143,11 @@ func exitStatus(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// A lineCounter reads from r and counts the lines that are not blank (one
-// message or batch each, in MCP's stdio framing), long ones included. A last
-// line without LF counts once r reports an error.
+// A lineCounter reads from r and counts the lines that are not blank, long
+// ones included; in MCP's stdio framing each is one message or batch, but
+// the count does not look inside (a line of text or binary garbage counts
+// too), so the summary says lines, not messages. A last line without LF
+// counts once r reports an error.
 type lineCounter struct {
 	r    io.Reader
 	n    atomic.Int64

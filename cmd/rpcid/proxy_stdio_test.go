@@ -157,7 +157,7 @@ func TestProxyStdioRestores(t *testing.T) {
 		"rpcid proxy: restored response id \"3\" to 3\n",
 		"rpcid proxy: restored response id \"0\" to 0\n",
 		"rpcid proxy: response id \"999\" matches no remembered request id\n",
-		"rpcid proxy: 12 messages (7 from the client, 5 from the command); 2 ids restored, 2 unmatched\n",
+		"rpcid proxy: 12 lines (7 from the client, 5 from the command); 2 ids restored, 2 unmatched\n",
 	} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr does not contain %q:\n%s", s, stderr)
@@ -196,9 +196,9 @@ func TestProxyStdioLongLines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
 	}
-	// Long lines count as messages too; the long request was not recorded,
+	// Long lines count too; the long request was not recorded,
 	// so its answer "8" matches nothing.
-	if want := "rpcid proxy: 6 messages (3 from the client, 3 from the command); 1 id restored, 1 unmatched\n"; !strings.HasSuffix(stderr, want) {
+	if want := "rpcid proxy: 6 lines (3 from the client, 3 from the command); 1 id restored, 1 unmatched\n"; !strings.HasSuffix(stderr, want) {
 		t.Errorf("stderr does not end with %q:\n%s", want, stderr)
 	}
 	lines := strings.SplitAfter(stdout, "\n")
