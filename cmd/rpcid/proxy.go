@@ -92,6 +92,15 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	}
 	defer signal.Stop(sig)
+	// A write to a closed standard output or error (a client that went
+	// away, a script that read the start line and closed the pipe) fails
+	// with EPIPE instead of killing the proxy: Go's runtime raises SIGPIPE
+	// for such writes unless the program asks for the signal. In stdio mode
+	// COMMAND then still runs to its end and its status is the proxy's. The
+	// signal is caught, not ignored, so COMMAND starts with the default.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	if cfg.command != nil {
 		return proxyStdio(cfg, stdin, stdout, stderr, sig)
 	}

@@ -2,14 +2,18 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -274,5 +278,86 @@ func TestProxyStdioSummaryCountsLines(t *testing.T) {
 	}
 	if w := "rpcid proxy: 3 lines (2 from the client, 1 from the command); 0 ids restored, 0 unmatched\n"; !strings.HasSuffix(stderr, w) {
 		t.Errorf("stderr ends %q, want %q", stderr, w)
+	}
+}
+
+// When the client closes its end of the proxy's standard output and COMMAND
+// writes again, the proxy is not killed by SIGPIPE (which Go's runtime
+// raises for a write to a broken pipe on standard output): it goes on
+// passing input, and exits with COMMAND's status and its summary.
+func TestProxyStdioClientClosesOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh and signals")
+	}
+	bin := buildRpcid(t)
+	cmd := exec.Command(bin, "proxy", "-v", "--", "sh", "-c", `echo first; read line; echo second; echo third; exit 3`)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if line != "first\n" || err != nil {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	stdout.Close()
+	io.WriteString(stdin, "go on\n")
+	stdin.Close()
+	err = waitBounded(t, cmd)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || exitStatus(ee.ProcessState) != 3 {
+		t.Errorf("proxy ended with %v, want exit status 3 (COMMAND's); stderr:\n%s", err, stderr.String())
+	}
+	if w := "rpcid proxy: 4 lines (1 from the client, 3 from the command); 0 ids restored, 0 unmatched\n"; !strings.HasSuffix(stderr.String(), w) {
+		t.Errorf("stderr %q, want it to end %q", stderr.String(), w)
+	}
+}
+
+// In HTTP mode, a script that reads the start line and closes its end of
+// standard error does not kill the proxy with the next line it logs.
+func TestProxyHTTPStderrClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	bin := buildRpcid(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	cmd := exec.Command(bin, "proxy", "-v", "-listen", "127.0.0.1:0", up.URL+"/mcp")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	first, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`^rpcid proxy: listening on http://(127\.0\.0\.1:[0-9]+)/`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("start line %q, %v", first, err)
+	}
+	stderr.Close()
+	for i := 0; i < 3; i++ { // each refusal is logged with -v
+		if got := rawRequest(t, m[1], "GET /mcp HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"); !strings.Contains(got, " 403 ") {
+			t.Fatalf("request %d: %s, want 403 (the proxy still serving)", i, got)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitBounded(t, cmd); err != nil {
+		t.Errorf("proxy ended with %v, want exit status 0 after SIGTERM", err)
 	}
 }
