@@ -361,3 +361,56 @@ func TestProxyHTTPStderrClosed(t *testing.T) {
 		t.Errorf("proxy ended with %v, want exit status 0 after SIGTERM", err)
 	}
 }
+
+// The -v summary counts as forwarded only the requests the upstream
+// answered: not one answered 503 because its id could not be recorded, nor
+// one the upstream could not be reached for.
+func TestProxySummaryForwardedIsTrue(t *testing.T) {
+	release := make(chan struct{})
+	var hits atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-release:
+		case <-time.After(wait):
+		}
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-v", "-max-pending", "1")
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		if resp, err := testClient.Do(newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	deadline := time.Now().Add(wait)
+	for hits.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if resp, _ := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"m"}`)); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("second request: %s, want 503", resp.Status)
+	}
+	close(release)
+	<-first
+	p.stop(t)
+	if w := "rpcid proxy: 1 request forwarded ("; !strings.Contains(p.stderr.String(), w) {
+		t.Errorf("stderr lacks %q:\n%s", w, p.stderr.String())
+	}
+
+	// An upstream that cannot be reached: nothing is forwarded.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	p = startProxy(t, dead, "-v")
+	if resp, _ := do(t, newRequest(t, "GET", p.url+"/mcp", "")); resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("GET with the upstream down: %s, want 502", resp.Status)
+	}
+	p.stop(t)
+	if w := "rpcid proxy: 0 requests forwarded ("; !strings.Contains(p.stderr.String(), w) {
+		t.Errorf("stderr lacks %q:\n%s", w, p.stderr.String())
+	}
+}

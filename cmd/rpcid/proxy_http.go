@@ -34,7 +34,7 @@ type httpProxy struct {
 	log      *proxyLog
 	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
 	table    *restore.Table // the Transport's, for -v
-	requests atomic.Int64   // requests forwarded
+	requests atomic.Int64   // requests forwarded: the upstream answered
 }
 
 type inboundHostKey struct{}
@@ -140,14 +140,17 @@ func (f *freshConns) stop() {
 
 // newHTTPProxy returns the handler for cfg, accepting the Host values hosts.
 func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpProxy {
-	base := http.DefaultTransport.(*http.Transport).Clone() // system roots, HTTP_PROXY and friends
-	tr := &httpid.Transport{Base: base, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
 	p := &httpProxy{
 		target:   &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
 		hosts:    hosts,
 		log:      lg,
 		stopping: make(chan struct{}),
 	}
+	base := http.DefaultTransport.(*http.Transport).Clone() // system roots, HTTP_PROXY and friends
+	// Counted below httpid.Transport, so that a request it answers 503
+	// itself, or one the upstream cannot be reached for, is not counted as
+	// forwarded.
+	tr := &httpid.Transport{Base: countingTransport{base, &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
 	// The Transport's own table, reached through the hook package httpid
 	// sets, so that -v can log what it restores and count it.
 	p.table = restore.TransportTable(tr)
@@ -193,7 +196,6 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}()
 	}
-	p.requests.Add(1)
 	p.rp.ServeHTTP(w, r.WithContext(ctx))
 }
 
@@ -341,6 +343,21 @@ func allowedHosts(listen string, addr *net.TCPAddr) map[string]bool {
 		}
 	}
 	return hosts
+}
+
+// countingTransport is an http.Transport that counts the requests it gets
+// a response to.
+type countingTransport struct {
+	*http.Transport
+	n *atomic.Int64
+}
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.Transport.RoundTrip(r)
+	if err == nil {
+		c.n.Add(1)
+	}
+	return resp, err
 }
 
 // stderrWriter lets a log.Logger write through a proxyLog.
