@@ -168,7 +168,12 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	case u.Host == "":
 		return usageErr("URL %q has no host", rest[0])
 	case u.User != nil:
-		return usageErr("URL %q holds credentials; the proxy adds none of its own (the client's Authorization header passes through)", rest[0])
+		return usageErr("URL %q holds user information (user@ or user:password@); the proxy adds no credentials of its own (the client's Authorization header passes through)", rest[0])
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return usageErr("URL %q: port %s is out of range (1 to 65535)", rest[0], p)
+		}
 	}
 	if _, _, err := net.SplitHostPort(cfg.listen); err != nil {
 		return usageErr("-listen %q: %v", cfg.listen, err)

@@ -414,3 +414,21 @@ func TestProxySummaryForwardedIsTrue(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", w, p.stderr.String())
 	}
 }
+
+// URL errors say what is wrong with that URL: "http://@host" has an empty
+// user name and no password, and a port above 65535 cannot be reached.
+func TestProxyArgsURLMessages(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"http://@gw.example/mcp", "holds user information"},
+		{"http://user@gw.example/mcp", "holds user information"},
+		{"https://user:pw@gw.example/mcp", "holds user information"},
+		{"http://gw.example:99999/mcp", "port 99999 is out of range"},
+		{"http://gw.example:0/mcp", "port 0 is out of range"},
+	} {
+		var stdout, stderr strings.Builder
+		_, code, ok := parseProxyArgs([]string{tc.url}, &stdout, &stderr)
+		if ok || code != 2 || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "holds credentials") {
+			t.Errorf("proxy %s: ok %v, status %d, stderr %q; want status 2 and %q", tc.url, ok, code, stderr.String(), tc.want)
+		}
+	}
+}

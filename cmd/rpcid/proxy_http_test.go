@@ -583,7 +583,7 @@ func TestProxyArgs(t *testing.T) {
 		{[]string{"ftp://gw.example"}, 2, "scheme must be http or https"},
 		{[]string{"gw.example/mcp"}, 2, "scheme must be http or https"},
 		{[]string{"http:///mcp"}, 2, "has no host"},
-		{[]string{"https://user:pw@gw.example/mcp"}, 2, "holds credentials"},
+		{[]string{"https://user:pw@gw.example/mcp"}, 2, "holds user information"},
 		{[]string{"http://a", "http://b"}, 2, "one URL expected"},
 		{[]string{"http://a", "-v"}, 2, "flags go before the URL"},
 		{[]string{"--"}, 2, "no COMMAND after --"},
