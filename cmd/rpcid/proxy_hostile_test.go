@@ -432,3 +432,35 @@ func TestProxyArgsURLMessages(t *testing.T) {
 		}
 	}
 }
+
+// A connection left idle after a request is closed after proxyIdleTimeout,
+// so that idle connections (from a peer on the network, with -listen on a
+// non-loopback address) cannot pile up without bound.
+func TestProxyIdleConnectionsClosed(t *testing.T) {
+	defer func(d time.Duration) { proxyIdleTimeout = d }(proxyIdleTimeout)
+	proxyIdleTimeout = 50 * time.Millisecond
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	p := startProxy(t, up.URL)
+	c, err := net.DialTimeout("tcp", p.addr, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(wait))
+	io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: "+p.addr+"\r\n\r\n")
+	r := bufio.NewReader(c)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	start := time.Now()
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Errorf("idle connection: read %v, want io.EOF (closed by the proxy)", err)
+	}
+	if d := time.Since(start); d > wait/2 {
+		t.Errorf("idle connection closed after %v", d)
+	}
+}

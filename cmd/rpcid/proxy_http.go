@@ -26,6 +26,11 @@ import (
 // or SIGTERM before their connections are closed.
 const proxyGrace = 5 * time.Second
 
+// proxyIdleTimeout is how long a client connection may stay idle between
+// requests before the proxy closes it (http.Server has no limit unless told).
+// A variable for tests.
+var proxyIdleTimeout = 2 * time.Minute
+
 // An httpProxy is the handler of rpcid proxy in HTTP mode.
 type httpProxy struct {
 	target   *url.URL        // the upstream's scheme and host only
@@ -65,6 +70,7 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	srv := &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       proxyIdleTimeout,
 		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
 		ConnState:         fresh.track,
 	}
