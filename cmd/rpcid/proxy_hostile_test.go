@@ -464,3 +464,37 @@ func TestProxyIdleConnectionsClosed(t *testing.T) {
 		t.Errorf("idle connection closed after %v", d)
 	}
 }
+
+// An endpoint event split over two data lines is one URL to the client,
+// which joins them with a line break that URL parsers drop: one naming the
+// upstream is passed on (the proxy rewrites single lines only) but reported,
+// not passed silently around the proxy.
+func TestProxyEndpointTwoDataLines(t *testing.T) {
+	var upURL string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.URL.Path == "/rel" {
+			io.WriteString(w, "event: endpoint\ndata: /messages\ndata: ?s=1\n\n")
+			return
+		}
+		io.WriteString(w, "event: endpoint\ndata: "+upURL+"\ndata: /messages\n\n")
+	}))
+	defer up.Close()
+	upURL = up.URL
+	p := startProxy(t, up.URL+"/sse")
+	want := "event: endpoint\ndata: " + upURL + "\ndata: /messages\n\n"
+	if _, body := do(t, newRequest(t, "GET", p.url+"/sse", "")); body != want {
+		t.Errorf("client read %q, want %q", body, want)
+	}
+	if _, body := do(t, newRequest(t, "GET", p.url+"/rel", "")); body != "event: endpoint\ndata: /messages\ndata: ?s=1\n\n" {
+		t.Errorf("GET /rel: client read %q", body)
+	}
+	p.stop(t)
+	log := p.stderr.String()
+	if w := `rpcid proxy: endpoint event "` + upURL + `\n/messages" passes unchanged: it has 2 data lines`; !strings.Contains(log, w) {
+		t.Errorf("stderr lacks %q:\n%s", w, log)
+	}
+	if strings.Contains(log, "/messages\\n?s=1") {
+		t.Errorf("a relative endpoint over two lines was reported:\n%s", log)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -263,7 +264,7 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		return nil
 	}
-	resp.Body = newEndpointBody(resp.Body, func(value []byte) []byte {
+	eb := newEndpointBody(resp.Body, func(value []byte) []byte {
 		out := rewriteEndpoint(value, p.target, host)
 		switch {
 		case out != nil:
@@ -277,6 +278,13 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 		}
 		return out
 	})
+	eb.multi = func(value []byte) {
+		if !endpointRelative(value) {
+			p.log.printf("endpoint event %s passes unchanged: it has %d data lines, which the proxy does not rewrite; if the client's POSTs go to another host than this proxy, they bypass it and their ids are not restored",
+				logText(string(value)), bytes.Count(value, []byte("\n"))+1)
+		}
+	}
+	resp.Body = eb
 	resp.ContentLength = -1
 	resp.Header.Del("Content-Length")
 	return nil

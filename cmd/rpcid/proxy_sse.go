@@ -28,6 +28,10 @@ const maxEndpointEvent = 64 << 10
 type endpointBody struct {
 	rc io.ReadCloser
 	fn func(value []byte) []byte
+	// multi, if set, is called instead of fn for an endpoint event with
+	// more than one data line, with the value a client reads (the lines'
+	// values joined by LF); such an event passes unchanged.
+	multi func(value []byte)
 
 	buf     []byte   // chunk read from rc
 	block   []byte   // the current block (lines up to a blank line), held
@@ -142,7 +146,7 @@ func (b *endpointBody) feed(p []byte, eof bool) {
 // has a data line it is the first event: it is rewritten if it is an
 // endpoint event, and examining stops.
 func (b *endpointBody) endBlock(end int) {
-	var event, value []byte
+	var event, value, joined []byte
 	data, vstart, vend := 0, 0, 0
 	for _, ln := range b.lines {
 		text := b.block[ln[0]:ln[1]]
@@ -162,6 +166,10 @@ func (b *endpointBody) endBlock(end int) {
 		case "event":
 			event = val
 		case "data":
+			if data > 0 {
+				joined = append(joined, '\n')
+			}
+			joined = append(joined, val...)
 			data++
 			value, vstart, vend = val, off, ln[1]
 		}
@@ -169,6 +177,9 @@ func (b *endpointBody) endBlock(end int) {
 	out := b.block[:end]
 	if data > 0 {
 		b.pass = true
+		if string(event) == "endpoint" && data > 1 && b.multi != nil {
+			b.multi(joined)
+		}
 		if string(event) == "endpoint" && data == 1 {
 			if repl := b.fn(value); repl != nil {
 				b.out = append(b.out, b.block[:vstart]...)
