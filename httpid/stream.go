@@ -25,7 +25,7 @@ type streamBody struct {
 	failed bool
 	max    int
 
-	buf []byte // chunk read from rc
+	buf *chunk // chunk read from rc, until rc's error
 	out []byte // bytes ready for the caller, from out[off]
 	off int
 	err error // rc's error, returned once out is drained
@@ -53,13 +53,15 @@ func (b *streamBody) Read(p []byte) (int, error) {
 			return 0, b.err
 		}
 		if b.buf == nil {
-			b.buf = make([]byte, 16<<10)
+			b.buf = getChunk()
 		}
-		n, err := b.rc.Read(b.buf)
+		n, err := b.rc.Read(b.buf[:])
 		b.feed(b.buf[:n])
 		if err != nil {
 			// An unfinished object or array passes on as it is.
 			b.err = err
+			putChunk(b.buf)
+			b.buf = nil
 			b.out = append(b.out, b.held...)
 			b.held = nil
 			b.t.ids().Release(b.ex, b.failed)

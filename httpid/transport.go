@@ -245,16 +245,18 @@ func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error
 		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
 	}
 	// A shallow copy, as Request.WithContext makes: only the body changes,
-	// and nothing the two requests share is modified.
-	r2 := new(http.Request)
-	*r2 = *req
+	// and nothing the two requests share is modified. The copy and its
+	// body are one allocation.
+	c := &requestCopy{Request: *req}
+	r2 := &c.Request
 	if len(data) > limit {
 		// Too long to examine: send it on as it is, unrecorded.
 		r2.Body = readCloser{io.MultiReader(bytes.NewReader(data), req.Body), req.Body}
 		return r2, nil, nil
 	}
 	req.Body.Close()
-	r2.Body = newBytesBody(data)
+	c.body.Reset(data)
+	r2.Body = &c.body
 	if r2.GetBody == nil {
 		// The original GetBody, if any, gives these same bytes again.
 		r2.GetBody = func() (io.ReadCloser, error) { return newBytesBody(data), nil }
@@ -348,10 +350,11 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 	}
 	body.Close()
 	out, _ := t.ids().RestoreInPlace(data)
-	if len(out) != len(data) || int64(len(out)) != resp.ContentLength {
+	if int64(len(out)) != resp.ContentLength {
 		resp.ContentLength = int64(len(out))
-		if resp.Header.Get("Content-Length") != "" {
-			resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+		if v := resp.Header["Content-Length"]; len(v) > 0 {
+			// In place: the header is this response's own.
+			v[0] = strconv.Itoa(len(out))
 		}
 	}
 	resp.Body = newBytesBody(out)
@@ -359,6 +362,12 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 
 // A bytesBody is a request or response body held in memory.
 type bytesBody struct{ bytes.Reader }
+
+// A requestCopy is a request sent in place of the caller's, with its body.
+type requestCopy struct {
+	http.Request
+	body bytesBody
+}
 
 func newBytesBody(data []byte) *bytesBody {
 	b := new(bytesBody)
