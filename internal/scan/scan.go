@@ -697,7 +697,7 @@ func (s *scanner) str(i int) int {
 	for {
 		// skipPlain, written out here to save a call after each escape.
 		for ; i+8 <= len(data); i += 8 {
-			x := binary.LittleEndian.Uint64(data[i:])
+			x := binary.LittleEndian.Uint64(data[i : i+8])
 			q, b := x^('"'*ones), x^('\\'*ones)
 			if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -826,7 +826,7 @@ const (
 // or len(data). It looks at eight bytes a step while it can.
 func skipPlain(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
+		x := binary.LittleEndian.Uint64(data[i : i+8])
 		q := x ^ ('"' * ones)  // a zero byte where x has '"'
 		b := x ^ ('\\' * ones) // a zero byte where x has '\\'
 		// (y - ones) &^ y & highs has the high bit of the lowest zero byte
