@@ -127,7 +127,7 @@ func (b *eventBody) feed(p []byte) {
 				continue
 			}
 		}
-		i := bytes.IndexAny(p, "\r\n")
+		i := lineEnd(p)
 		if i < 0 {
 			b.partial(p)
 			return
@@ -137,6 +137,20 @@ func (b *eventBody) feed(p []byte) {
 		b.endLine(p[i : i+1])
 		p = p[i+1:]
 	}
+}
+
+// lineEnd returns the index of the first CR or LF in p, or -1. Two
+// bytes.IndexByte scans are much faster than one bytes.IndexAny.
+func lineEnd(p []byte) int {
+	i := bytes.IndexByte(p, '\n')
+	q := p
+	if i >= 0 {
+		q = p[:i]
+	}
+	if j := bytes.IndexByte(q, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // put passes bytes of the current event on, or holds them.
