@@ -521,7 +521,11 @@ func (s *scanner) value(i, depth int) int {
 			}
 			if c == '{' {
 				s.stack[w] |= b
-				if i = s.memberName(i); s.flt != ok {
+				// A short name, then ':' and the value's first byte,
+				// without a call; anything else through memberName.
+				if j := shortStr(data, i); j > 0 && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
+					i = j + 1
+				} else if i = s.memberName(i); s.flt != ok {
 					return i
 				}
 			} else {
@@ -573,7 +577,9 @@ func (s *scanner) value(i, depth int) int {
 			case ',':
 				i = ws(data, i+1)
 				if obj {
-					if i = s.memberName(i); s.flt != ok {
+					if j := shortStr(data, i); j > 0 && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
+						i = j + 1
+					} else if i = s.memberName(i); s.flt != ok {
 						return i
 					}
 				} else if i >= len(data) {
