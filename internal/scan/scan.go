@@ -707,7 +707,7 @@ func (s *scanner) str(i int) int {
 			q, b := x^('"'*ones), x^('\\'*ones)
 			if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
-				break
+				goto look
 			}
 		}
 		for i < len(data) && plain[data[i]] {
@@ -716,6 +716,7 @@ func (s *scanner) str(i int) int {
 		if i >= len(data) {
 			return s.fail(i, faultEOF)
 		}
+	look: // data[i] is not plain
 		switch c := data[i]; {
 		case c == '"':
 			return i + 1
