@@ -523,7 +523,7 @@ func (s *scanner) value(i, depth int) int {
 				s.stack[w] |= b
 				// A short name, then ':' and the value's first byte,
 				// without a call; anything else through memberName.
-				if j := shortStr(data, i); j > 0 && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
+				if j := shortStr(data, i); j > 0 && data[i] == '"' && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
 					i = j + 1
 				} else if i = s.memberName(i); s.flt != ok {
 					return i
@@ -577,7 +577,7 @@ func (s *scanner) value(i, depth int) int {
 			case ',':
 				i = ws(data, i+1)
 				if obj {
-					if j := shortStr(data, i); j > 0 && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
+					if j := shortStr(data, i); j > 0 && data[i] == '"' && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
 						i = j + 1
 					} else if i = s.memberName(i); s.flt != ok {
 						return i
@@ -755,7 +755,7 @@ var plain = func() (t [256]bool) {
 }()
 
 // shortStr returns the offset after the string whose opening quotation mark
-// is at data[i] if the string's contents are plain (see skipPlain) and end
+// is at data[i] (the caller's to check) if the string's contents are plain (see skipPlain) and end
 // within the next eight bytes, and -1 otherwise. It saves a call for the
 // short names and values that most of a JSON text's structure is made of.
 func shortStr(data []byte, i int) int {

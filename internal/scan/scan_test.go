@@ -158,6 +158,8 @@ func TestScanErrors(t *testing.T) {
 		{"missing colon", `{"id" 1}`, scan.ErrSyntax, 6},
 		{"name not a string", `{id:1}`, scan.ErrSyntax, 1},
 		{"nested name not a string", `{"result":{1:2}}`, scan.ErrSyntax, 11},
+		{"nested name without its opening quote", `{"":{0":[{}]}}`, scan.ErrSyntax, 5},
+		{"name after a comma without its opening quote", `{"result":{"a":1,b":2}}`, scan.ErrSyntax, 17},
 		{"mismatched close", `{"result":[1}}`, scan.ErrSyntax, 12},
 		{"mismatched close object", `{"result":{"a":1]}`, scan.ErrSyntax, 16},
 		{"single quotes", `{'id':1}`, scan.ErrSyntax, 1},
