@@ -75,6 +75,9 @@ func TestScanMembers(t *testing.T) {
 			Value: "{\"\u0131d\":1,\"\u0130d\":2}", Object: true}}},
 		{"near names", `{"ids":1,"i":2,"id ":3," id":4,"methods":5,"jsonrpc2":6,"":7}`, false, []text{{
 			Value: `{"ids":1,"i":2,"id ":3," id":4,"methods":5,"jsonrpc2":6,"":7}`, Object: true}}},
+		{"nested names in every spacing", "{\"result\":{\"a\" : 1,\"b\":2,\"a longer name\":3,\"c\":\n4, \"d\"\t:{\"e\":[]}}}", false, []text{{
+			Value:  "{\"result\":{\"a\" : 1,\"b\":2,\"a longer name\":3,\"c\":\n4, \"d\"\t:{\"e\":[]}}}",
+			Object: true, Result: "{\"a\" : 1,\"b\":2,\"a longer name\":3,\"c\":\n4, \"d\"\t:{\"e\":[]}}"}}},
 		{"empty object", `{}`, false, []text{{Value: `{}`, Object: true}}},
 		{"scalar text", ` "id" `, false, []text{{Value: `"id"`}}},
 		{"number text", `-0.5e+3`, false, []text{{Value: `-0.5e+3`}}},
