@@ -118,3 +118,39 @@ func BenchmarkExchange(b *testing.B) {
 		}
 	}
 }
+
+// TestExchangeAllocs checks what the README states: a 1 KB application/json
+// exchange through httpid.Transport, which restores the id, costs at most 6
+// allocations more than the same exchange without it.
+func TestExchangeAllocs(t *testing.T) {
+	msg := mcpResponse(1024)
+	base := &memTransport{ctype: "application/json", body: msg, length: int64(len(msg))}
+	var buf bytes.Buffer
+	buf.Grow(2048)
+	exchange := func(rt http.RoundTripper) func() {
+		return func() {
+			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(benchRequest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.Reset()
+			buf.ReadFrom(resp.Body)
+			resp.Body.Close()
+		}
+	}
+	bare := testing.AllocsPerRun(100, exchange(base))
+	tr := &httpid.Transport{Base: base}
+	with := testing.AllocsPerRun(100, exchange(tr))
+	if !bytes.Contains(buf.Bytes(), []byte(`"id":42,`)) {
+		t.Fatalf("id not restored: %.60s", buf.Bytes())
+	}
+	t.Logf("%v allocations without httpid, %v with it", bare, with)
+	if with-bare > 6 {
+		t.Errorf("an exchange allocates %v times through httpid, %v times without: %v more, want at most 6", with, bare, with-bare)
+	}
+}
