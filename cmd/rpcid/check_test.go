@@ -20,11 +20,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// runCmd runs the command's main logic and returns its exit status and output.
+// terminal is standard input as a terminal.
+type terminal struct{ io.Reader }
+
+func (terminal) IsTerminal() bool { return true }
+
+// runCmd runs the command's main logic and returns its exit status and
+// output. A nil stdin is an idle terminal.
 func runCmd(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if stdin == nil {
-		stdin = strings.NewReader("")
+		stdin = terminal{strings.NewReader("")}
 	}
 	var out, errb bytes.Buffer
 	code = run(args, stdin, &out, &errb)
@@ -70,6 +76,23 @@ var captures = []struct {
 	{"sse.har", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered, kindInvalid}},
 	{"truncated.har", 1, []string{kindTypeChanged, kindInvalid}},
 	{"gateway-handwritten.har", 1, []string{kindTypeChanged}},
+	// Issue 12, one capture or more per class of fault.
+	{"large-ids.jsonl", 1, []string{kindUnsafeInteger, kindFractional}},                            // 1
+	{"null-id.jsonl", 1, []string{kindNullResponse, kindUnanswered}},                               // 2
+	{"null-id.har", 1, []string{kindNullResponse, kindInvalid}},                                    // 2
+	{"sse-2024-11-05.har", 0, nil},                                                                 // 3
+	{"sse-2024-11-05-gateway.har", 1, []string{kindTypeChanged, kindAnsweredTwice, kindUnmatched}}, // 3, 4
+	{"answered-twice.jsonl", 1, []string{kindAnsweredTwice}},                                       // 4
+	{"empty.jsonl", 1, []string{kindNothing}},                                                      // 5
+	{"blank.jsonl", 1, []string{kindNothing}},                                                      // 5
+	{"no-messages.jsonl", 1, []string{kindNothing, kindInvalid}},                                   // 5
+	{"no-entries.har", 1, []string{kindNothing}},                                                   // 5
+	{"no-jsonrpc.har", 1, []string{kindNothing}},                                                   // 5
+	{"terminal.jsonl", 1, []string{kindUnanswered, kindUnmatched, kindNullResponse}},               // 6
+	{"log-not-first.har", 1, []string{kindTypeChanged}},                                            // 8
+	{"log-member.jsonl", 1, []string{kindTypeChanged}},                                             // 8
+	{"log-member-last.jsonl", 0, nil},                                                              // 8
+	{"no-markers.jsonl", 1, []string{kindDuplicate, kindAnsweredTwice, kindUnanswered}},            // 9
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that
@@ -148,7 +171,7 @@ func decodeFindings(t *testing.T, out string) []finding {
 	return fs
 }
 
-var findingLine = regexp.MustCompile(`^(.+):(\d+|entry \d+): (error|warning): (.+)$`)
+var findingLine = regexp.MustCompile(`^(.+):((\d+|entry \d+):)? (error|warning): (.+)$`)
 
 // -json prints the same findings as the text output, one object per line,
 // and the summary on stderr.
@@ -178,10 +201,15 @@ func TestCheckJSON(t *testing.T) {
 				if f.Entry > 0 {
 					pos = fmt.Sprintf("entry %d", f.Entry)
 				}
-				if f.Kind == "" || (f.Line == 0) == (f.Entry == 0) {
-					t.Errorf("finding %+v: want a kind and exactly one of line and entry", f)
+				whole := f.Line == 0 && f.Entry == 0
+				if f.Kind == "" || f.Line != 0 && f.Entry != 0 || whole != (f.Kind == kindNothing) {
+					t.Errorf("finding %+v: want a kind and exactly one of line and entry (none for %s)", f, kindNothing)
 				}
-				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, f.Message))
+				if whole {
+					got = append(got, fmt.Sprintf("%s: %s: %s", f.File, f.Level, printable(f.Message)))
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, printable(f.Message)))
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("-json findings differ from text findings (-text +json):\n%s", diff)
@@ -192,7 +220,8 @@ func TestCheckJSON(t *testing.T) {
 
 // The JSON form of findings is an interface for other tools: pin it.
 func TestCheckJSONGolden(t *testing.T) {
-	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har"} {
+	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
+		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
@@ -265,7 +294,7 @@ func TestCheckExitStatus(t *testing.T) {
 		{"missing after findings", []string{"check", "testdata/unmatched.jsonl", "nope.har"}, 2, "nope.har", true},
 		{"directory", []string{"check", dir}, 2, dir, true},
 		{"bad flag", []string{"check", "-nope"}, 2, "flag provided but not defined", false},
-		{"help", []string{"check", "-h"}, 0, "usage: rpcid check", false},
+		{"help", []string{"check", "-h"}, 0, "", false},
 		{"no command", nil, 2, "usage:", false},
 		{"unknown command", []string{"chek"}, 2, `unknown command "chek"`, false},
 	}
@@ -440,22 +469,24 @@ func (g *generated) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// A JSON Lines session keeps state only for the requests pending: after
-// many answered requests nothing is left behind.
+// A JSON Lines session keeps state only for the requests pending and the
+// last answeredMax answered: after many more answered requests no more is
+// left behind.
 func TestSessionStateBounded(t *testing.T) {
-	c := &checker{w: bufio.NewWriter(io.Discard)}
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
 	s := newSession(c, "x")
-	for i := 0; i < 1000; i++ {
+	n := answeredMax + 1000
+	for i := 0; i < n; i++ {
 		s.line(2*i+1, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)))
 		s.line(2*i+2, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d","result":{}}`, i)))
 	}
-	s.line(2001, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
-	sd := &s.sides[0]
-	if sd.pending.Len() != 1 || len(sd.js) != 1 || len(sd.py) != 1 || len(sd.rs) != 1 || len(s.entryRequests) != 0 {
-		t.Errorf("after 1000 answered requests and one pending: pending %d, js %d, py %d, rs %d, entry requests %d; want 1, 1, 1, 1, 0",
-			sd.pending.Len(), len(sd.js), len(sd.py), len(sd.rs), len(s.entryRequests))
+	s.line(2*n+1, []byte(`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`))
+	sd := &s.t.sides[0]
+	if s.t.pending != 1 || len(sd.index) != answeredMax+1 || len(s.t.slab) != answeredMax+1 || len(sd.js) != 1 || len(s.entryRequests) != 0 {
+		t.Errorf("after %d answered requests and one pending: pending %d, index %d, slab %d, js %d, entry requests %d; want 1, %d, %d, 1, 0",
+			n, s.t.pending, len(sd.index), len(s.t.slab), len(sd.js), len(s.entryRequests), answeredMax+1, answeredMax+1)
 	}
-	if c.warnings != 1000 || c.errors != 0 {
-		t.Errorf("%d warnings, %d errors; want 1000 type changes and no errors", c.warnings, c.errors)
+	if c.warnings != n+1 || c.errors != 0 {
+		t.Errorf("%d warnings, %d errors; want %d type changes, one fractional id and no errors", c.warnings, c.errors, n+1)
 	}
 }

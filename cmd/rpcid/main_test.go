@@ -42,8 +42,8 @@ func TestBinary(t *testing.T) {
 			"<stdin>:1: error: response id \"01\" matches no pending request\n" +
 				"checked 1 file: 1 message (0 requests, 1 response, 0 notifications); 1 error, 0 warnings\n", ""},
 		{[]string{"check", "missing.har"}, "", 2, "", "missing.har"},
-		{[]string{"eq", `"01"`, "1"}, "", 1, "not equal: \"01\" vs 1: rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and \"01\" has a leading zero\n", ""},
-		{[]string{"eq", `"0"`, "0"}, "", 0, "equal: \"0\" vs 0: rule 5: \"0\" is the canonical decimal spelling of the integer 0\n", ""},
+		{[]string{"eq", `"01"`, "1"}, "", 1, "not equal: \"01\" vs 1: clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and \"01\" has a leading zero\n", ""},
+		{[]string{"eq", `"0"`, "0"}, "", 0, "equal: \"0\" vs 0: clause 5: \"0\" is the canonical decimal spelling of the integer 0\n", ""},
 		{[]string{"eq", "01", "1"}, "", 2, "", "not a JSON id"},
 		{[]string{"key", `"-12"`}, "", 0, "kind: string\nkey:  -12\njson: \"-12\"\n", ""},
 		{[]string{}, "", 2, "", "usage:"},

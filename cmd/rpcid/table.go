@@ -1,0 +1,260 @@
+package main
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/rpcid/rpcid"
+)
+
+// The requests of a session are kept in a slab of small fixed-size records
+// (request) linked by index, and found through maps from the rpcid.Key of
+// their id: about 140 bytes per pending request on 64-bit systems, and every
+// operation O(1) amortized, however many ids share a float64 (issue 11).
+
+// ref is the index of a request record in a table's slab; none is -1.
+type ref int32
+
+const none ref = -1
+
+// Request flags.
+const (
+	fServer     uint16 = 1 << iota // sent by the server (answered by the client)
+	fCancelled                     // MCP notifications/cancelled named it
+	fWarned                        // its id already drew a numeric warning
+	fAnswered                      // answered (kept for duplicate answers)
+	fDropped                       // answered and no longer in the index; freed by the ring
+	fCanonInt                      // text is "": the id is the integer n spelled canonically
+	fQuotedInt                     // text is "": the id is the string spelling n canonically
+	fPlainStr                      // text is the string's contents, the id their quoted form
+	fNumber                        // the id is a JSON number (KindInt or KindNumber)
+	fJS                            // linked in its side's js index
+	fServerLike                    // unmarked, with a method only servers send
+	fUnmarked                      // its line had no direction marker
+	fInt                           // the id is KindInt (n is its value)
+	fLive                          // the record is in use
+)
+
+// A request is one request of the capture: pending, or answered and kept a
+// while to recognize a second answer.
+type request struct {
+	pos    int64  // line or entry
+	ans    int64  // answered: the response's line or entry
+	n      int64  // for an integer id, its value
+	text   string // the id's JSON text as received, or see fCanonInt, fQuotedInt, fPlainStr
+	method string // cut for display (see showString), and interned
+	seq    uint32 // order of arrival within a line or entry
+	note   uint32 // index+1 into the session's notes: why it may have gone unanswered
+	// dupNext links the later requests with an Equal id, sent while this
+	// one was pending; dupTail is the last of them (head only).
+	dupNext, dupTail ref
+	// jsPrev and jsNext link the requests that share a float64 in the
+	// side's js index.
+	jsPrev, jsNext ref
+	flags          uint16
+}
+
+// raw returns the request's id as JSON text.
+func (r *request) raw() []byte {
+	switch {
+	case r.flags&fCanonInt != 0:
+		return strconv.AppendInt(nil, r.n, 10)
+	case r.flags&fQuotedInt != 0:
+		b := append([]byte{'"'}, strconv.AppendInt(nil, r.n, 10)...)
+		return append(b, '"')
+	case r.flags&fPlainStr != 0:
+		return []byte(`"` + r.text + `"`)
+	}
+	return []byte(r.text)
+}
+
+// id parses the request's id again (its text was valid when recorded).
+func (r *request) id() rpcid.ID {
+	if r.flags&fCanonInt != 0 {
+		return rpcid.Int(r.n)
+	}
+	if r.flags&fPlainStr != 0 {
+		return rpcid.String(r.text)
+	}
+	id, _ := rpcid.Parse(r.raw())
+	return id
+}
+
+// jsBucket is the first and last request of one float64 in a js index.
+type jsBucket struct{ head, tail ref }
+
+// side holds the requests one peer has sent.
+type side struct {
+	index map[rpcid.Key]ref // pending (and recently answered) requests by id
+	// js indexes the numeric requests whose double (as JSON.parse reads
+	// them) could be shared with another id: fractional ids and integers
+	// beyond 2^53-1. Integers within 2^53-1 are found through index.
+	js map[uint64]jsBucket
+}
+
+// table is a session's requests.
+type table struct {
+	slab  []request
+	free  ref // free list, linked by dupNext
+	sides [2]side
+	// ring holds the answered requests, oldest first from ringAt, so that
+	// a second answer to one of the last answeredMax is recognized.
+	ring    []ref
+	ringAt  int
+	pending int // requests pending, duplicates included
+}
+
+// answeredMax is how many answered requests a session remembers.
+const answeredMax = 1 << 16
+
+func newTable() *table {
+	t := &table{free: none}
+	for i := range t.sides {
+		t.sides[i] = side{index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}}
+	}
+	return t
+}
+
+func (t *table) at(x ref) *request { return &t.slab[x] }
+
+// alloc returns a fresh record.
+func (t *table) alloc() ref {
+	if t.free != none {
+		x := t.free
+		t.free = t.slab[x].dupNext
+		t.slab[x] = request{}
+		return x
+	}
+	t.slab = append(t.slab, request{})
+	return ref(len(t.slab) - 1)
+}
+
+func (t *table) release(x ref) {
+	t.slab[x] = request{dupNext: t.free}
+	t.free = x
+}
+
+// jsValueOf is the double a JavaScript peer holds for a numeric request id.
+func (r *request) jsValue() float64 {
+	if r.flags&(fCanonInt|fQuotedInt) != 0 {
+		return float64(r.n) // correctly rounded, as JSON.parse rounds
+	}
+	return jsValue(r.raw())
+}
+
+// needsJS reports whether a numeric request goes into the js index.
+func needsJS(id rpcid.ID) bool {
+	if n, ok := id.Int64(); ok {
+		return n < -maxSafe || n > maxSafe
+	}
+	return id.Kind() == rpcid.KindNumber
+}
+
+func (t *table) jsLink(sd *side, x ref) {
+	r := t.at(x)
+	k := jsKey(r.jsValue())
+	b, ok := sd.js[k]
+	r.jsPrev, r.jsNext = none, none
+	if !ok {
+		sd.js[k] = jsBucket{x, x}
+	} else {
+		r.jsPrev = b.tail
+		t.at(b.tail).jsNext = x
+		sd.js[k] = jsBucket{b.head, x}
+	}
+	r.flags |= fJS
+}
+
+func (t *table) jsUnlink(sd *side, x ref) {
+	r := t.at(x)
+	if r.flags&fJS == 0 {
+		return
+	}
+	r.flags &^= fJS
+	k := jsKey(r.jsValue())
+	b := sd.js[k]
+	if r.jsPrev != none {
+		t.at(r.jsPrev).jsNext = r.jsNext
+	} else {
+		b.head = r.jsNext
+	}
+	if r.jsNext != none {
+		t.at(r.jsNext).jsPrev = r.jsPrev
+	} else {
+		b.tail = r.jsPrev
+	}
+	if b.head == none {
+		delete(sd.js, k)
+	} else {
+		sd.js[k] = b
+	}
+}
+
+// jsFind returns the earliest pending numeric request whose double is f.
+func (t *table) jsFind(sd *side, f float64) ref {
+	best := none
+	if b, ok := sd.js[jsKey(f)]; ok {
+		best = b.head
+	}
+	if f == math.Trunc(f) && -maxSafe <= f && f <= maxSafe {
+		if x := t.firstPending(sd, rpcid.Int(int64(f)), func(r *request) bool { return r.flags&fNumber != 0 }); x != none {
+			if best == none || t.before(x, best) {
+				best = x
+			}
+		}
+	}
+	return best
+}
+
+// before reports whether request a arrived before request b.
+func (t *table) before(a, b ref) bool {
+	ra, rb := t.at(a), t.at(b)
+	if ra.pos != rb.pos {
+		return ra.pos < rb.pos
+	}
+	return ra.seq < rb.seq
+}
+
+// firstPending returns the first pending request with an id Equal to id
+// that satisfies ok (walking the requests queued behind it), or none.
+func (t *table) firstPending(sd *side, id rpcid.ID, ok func(*request) bool) ref {
+	x, found := sd.index[id.Key()]
+	if !found || t.at(x).flags&fAnswered != 0 {
+		return none
+	}
+	for ; x != none; x = t.at(x).dupNext {
+		if ok(t.at(x)) {
+			return x
+		}
+	}
+	return none
+}
+
+// remember records an answered request for duplicate answers, forgetting
+// the oldest beyond answeredMax.
+func (t *table) remember(x ref) {
+	if len(t.ring) < answeredMax {
+		t.ring = append(t.ring, x)
+		return
+	}
+	old := t.ring[t.ringAt]
+	t.ring[t.ringAt] = x
+	t.ringAt = (t.ringAt + 1) % answeredMax
+	t.forget(old)
+}
+
+// forget frees an answered request.
+func (t *table) forget(x ref) {
+	r := t.at(x)
+	if r.flags&fDropped == 0 {
+		sd := &t.sides[0]
+		if r.flags&fServer != 0 {
+			sd = &t.sides[1]
+		}
+		k := r.id().Key()
+		if y, ok := sd.index[k]; ok && y == x {
+			delete(sd.index, k)
+		}
+	}
+	t.release(x)
+}
