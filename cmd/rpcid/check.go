@@ -263,16 +263,17 @@ func (c *checker) check(name string, r io.Reader) error {
 // Lines. It reads no more than it needs to decide, and at most 64 KiB: a
 // first object longer than that is decided on its first 64 KiB.
 func isHAR(br *bufio.Reader) bool {
-	for n := 1; n <= br.Size(); n = br.Buffered() + 1 {
+	// Each undecided look asks for twice as many bytes, so that input
+	// arriving a byte at a time costs O(n log n), not O(n^2).
+	for n := 1; ; n = min(2*br.Buffered(), br.Size()) {
 		_, err := br.Peek(n)
-		more := err == nil // else end of input or a full buffer: decide on what there is
+		more := err == nil && n < br.Size() // else end of input or a full buffer: decide on what there is
 		b, _ := br.Peek(br.Buffered())
 		verdict, decided := harVerdict(b)
 		if decided || !more {
 			return verdict
 		}
 	}
-	return false
 }
 
 // harVerdict decides isHAR on the first bytes of a capture: decided is

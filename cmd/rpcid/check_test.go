@@ -482,9 +482,9 @@ func TestSessionStateBounded(t *testing.T) {
 	}
 	s.line(2*n+1, []byte(`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`))
 	sd := &s.t.sides[0]
-	if s.t.pending != 1 || len(sd.index) != answeredMax+1 || len(s.t.slab) != answeredMax+1 || len(sd.js) != 1 || len(s.entryRequests) != 0 {
+	if s.t.pending != 1 || sd.len() != answeredMax+1 || len(s.t.slab) != answeredMax+1 || len(sd.js) != 1 || len(s.entryRequests) != 0 {
 		t.Errorf("after %d answered requests and one pending: pending %d, index %d, slab %d, js %d, entry requests %d; want 1, %d, %d, 1, 0",
-			n, s.t.pending, len(sd.index), len(s.t.slab), len(sd.js), len(s.entryRequests), answeredMax+1, answeredMax+1)
+			n, s.t.pending, sd.len(), len(s.t.slab), len(sd.js), len(s.entryRequests), answeredMax+1, answeredMax+1)
 	}
 	if c.warnings != n+1 || c.errors != 0 {
 		t.Errorf("%d warnings, %d errors; want %d type changes, one fractional id and no errors", c.warnings, c.errors, n+1)

@@ -65,7 +65,8 @@ type session struct {
 	entryRequests []ref    // HAR: requests of the current entry
 	notes         []string
 	noteIndex     map[string]uint32
-	methods       map[string]string // interned method names
+	methods       map[string]string // interned method names, by name: their display form
+	rawMethods    map[string]string // method names, by JSON text
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
@@ -128,7 +129,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		return
 	case isCall:
 		var ok bool
-		if method, ok = jsonString(m.method); !ok {
+		if method, ok = s.methodOf(m.method); !ok {
 			s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "method" is %s, not a string`, jsonTypeName(m.method)))
 			return
 		}
@@ -164,6 +165,24 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	s.c.counts.responses++
 	// Without a marker, a response is the server's and answers a client request.
 	s.response(pos, dir != fromClient, id, m.id, m.errv)
+}
+
+// methodOf decodes a method name, sharing the strings of names seen
+// before (allocating nothing for them).
+func (s *session) methodOf(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if m, ok := s.rawMethods[string(raw)]; ok {
+			return m, true
+		}
+	}
+	m, ok := jsonString(raw)
+	if ok && len(s.rawMethods) < 4096 && len(raw) <= 256 {
+		if s.rawMethods == nil {
+			s.rawMethods = map[string]string{}
+		}
+		s.rawMethods[string(raw)] = m
+	}
+	return m, ok
 }
 
 // jsonString decodes a JSON string value.
@@ -221,7 +240,7 @@ func (s *session) notification(dir direction, method string, params json.RawMess
 	}
 	// The sender cancels a request it sent.
 	sd := &s.t.sides[sideOf(dir == fromServer)]
-	if x, ok := sd.index[id.Key()]; ok && s.t.at(x).flags&fAnswered == 0 {
+	if x, ok := sd.get(keyOf(id)); ok && s.t.at(x).flags&fAnswered == 0 {
 		s.t.at(x).flags |= fCancelled
 	}
 }
@@ -309,7 +328,8 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	t := s.t
 	x := t.alloc()
 	r := t.at(x)
-	r.pos, r.seq, r.method = pos.n(), s.seq, s.intern(method)
+	r.pos, r.seq = pos.n(), s.seq
+	t.setMethod(x, s.intern(method))
 	r.flags = fLive
 	if server {
 		r.flags |= fServer
@@ -321,7 +341,7 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		}
 	}
 	setID(r, id, raw)
-	if s.numericWarnings(pos, "request", id, raw, method) {
+	if s.numericWarnings(pos, "request", id, raw, t.method(x)) {
 		r.flags |= fWarned
 	}
 	si := sideOf(server)
@@ -329,8 +349,8 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	if pos.entry > 0 {
 		s.entryRequests = append(s.entryRequests, x)
 	}
-	key := id.Key()
-	if y, ok := sd.index[key]; ok {
+	key := keyOf(id)
+	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
 			// A duplicate: queue it behind the pending request.
@@ -342,16 +362,16 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 			head.dupTail = x
 			r.dupNext, r.dupTail = none, none
 			t.pending++
-			f := &finding{ID: clone(raw), Method: r.method, Request: s.ref(y)}
+			f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
 			msg := fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
-				reqWord(server), show(raw), r.method, s.describe(y))
+				reqWord(server), show(raw), t.method(x), s.describe(y))
 			s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
 			return
 		}
 		head.flags |= fDropped // an answered request whose id is sent again
 	}
 	r.dupNext, r.dupTail = none, none
-	sd.index[key] = x
+	sd.set(key, x)
 	t.pending++
 
 	s.last[si] = x
@@ -359,7 +379,7 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		t.jsLink(sd, x)
 	}
 	if s.har {
-		s.matchDeferred(si, key, x)
+		s.matchDeferred(si, id.Key(), x)
 	}
 }
 
@@ -425,13 +445,13 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	}
 	t := s.t
 	sd := &t.sides[si]
-	x, ok := sd.index[id.Key()]
+	x, ok := sd.get(keyOf(id))
 	if ok && t.at(x).flags&fAnswered != 0 {
 		r := t.at(x)
-		f := &finding{ID: clone(raw), Method: r.method, Request: s.ref(x)}
-		at := position{line: int(r.ans)}
+		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)}
+		at := position{line: int(r.ans())}
 		if s.har {
-			at = position{entry: int(r.ans)}
+			at = position{entry: int(r.ans())}
 		}
 		f.AnsweredLine, f.AnsweredEntry = at.line, at.entry
 		msg := fmt.Sprintf("response id %s answers %s again: it was already answered at %s", show(raw), s.describe(x), at)
@@ -464,7 +484,7 @@ func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte) {
 	t := s.t
 	r := t.at(x)
-	key := id.Key()
+	key := keyOf(id)
 	t.jsUnlink(sd, x)
 	t.pending--
 
@@ -474,16 +494,16 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		if n.dupTail == next {
 			n.dupTail = none
 		}
-		sd.index[key] = next
+		sd.set(key, next)
 		if needsJS(n.id()) {
 			t.jsLink(sd, next)
 		}
 		r.flags |= fDropped
 	}
 	r.flags |= fAnswered
-	r.ans = pos.n()
+	r.setAns(pos.n())
 	r.dupNext, r.dupTail = none, none
-	f := &finding{ID: clone(raw), Method: r.method, Request: s.ref(x)}
+	newFinding := func() *finding { return &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)} }
 	sentString := r.flags&(fQuotedInt|fPlainStr) != 0 || (r.flags&fNumber == 0 && len(r.text) > 0 && r.text[0] == '"')
 	gotString := id.Kind() == rpcid.KindString
 	switch {
@@ -492,16 +512,18 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		if sentString {
 			sentWord, gotWord = "string", "number"
 		}
+		f := newFinding()
 		s.report(pos, levelWarning, kindTypeChanged,
 			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
 				show(raw), s.describe(x), sentWord, gotWord), f)
-	case isNumber(id) && string(r.raw()) != string(raw):
+	case isNumber(id) && !r.spelled(raw):
+		f := newFinding()
 		s.report(pos, levelWarning, kindSpellingChanged,
 			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed in transit; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
 				show(raw), s.describe(x)), f)
 	}
 	if r.flags&fWarned == 0 {
-		s.numericWarnings(pos, "response", id, raw, r.method)
+		s.numericWarnings(pos, "response", id, raw, t.method(x))
 	}
 	t.remember(x)
 }
@@ -518,7 +540,7 @@ func reqWord(server bool) string {
 // describe names a request for other findings: request 2 (line 7, tools/call).
 func (s *session) describe(x ref) string {
 	r := s.t.at(x)
-	return fmt.Sprintf("%s %s (%s, %s)", reqWord(r.flags&fServer != 0), show(r.raw()), s.posOf(r), r.method)
+	return fmt.Sprintf("%s %s (%s, %s)", reqWord(r.flags&fServer != 0), show(r.raw()), s.posOf(r), s.t.method(x))
 }
 
 func (s *session) posOf(r *request) position {
@@ -531,7 +553,7 @@ func (s *session) posOf(r *request) position {
 func (s *session) ref(x ref) *requestRef {
 	r := s.t.at(x)
 	p := s.posOf(r)
-	return &requestRef{Line: p.line, Entry: p.entry, ID: r.raw(), Method: r.method}
+	return &requestRef{Line: p.line, Entry: p.entry, ID: r.raw(), Method: s.t.method(x)}
 }
 
 func clone(b []byte) []byte { return append([]byte(nil), b...) }
@@ -670,8 +692,8 @@ func (s *session) finish() {
 		if r.flags&fCancelled != 0 {
 			continue
 		}
-		f := &finding{ID: r.raw(), Method: r.method, Request: s.ref(x)}
-		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), r.method)
+		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
+		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
 		if r.note > 0 {
 			f.Note = s.notes[r.note-1]
 			msg += " (" + f.Note + ")"
@@ -745,9 +767,7 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		return false
 	}
 	f := &finding{ID: clone(raw), Number: facts}
-	if method != "" {
-		f.Method = s.intern(method)
-	}
+	f.Method = method
 	if !facts.Integer {
 		msg := fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; ", what, show(raw))
 		if facts.GoSDK == "overflow" {
@@ -814,17 +834,17 @@ type numberFacts struct {
 // numberFactsOf returns the facts of a numeric id worth a warning: an
 // integer beyond 2^53-1 in magnitude or a fractional value.
 func numberFactsOf(id rpcid.ID, raw []byte) (*numberFacts, bool) {
-	facts := &numberFacts{}
+	var facts *numberFacts
 	switch id.Kind() {
 	case rpcid.KindInt:
 		n, _ := id.Int64()
 		if -maxSafe <= n && n <= maxSafe {
 			return nil, false
 		}
-		facts.Integer, facts.Int64 = true, true
+		facts = &numberFacts{Integer: true, Int64: true}
 	case rpcid.KindNumber:
 		text, _ := id.Number()
-		facts.Integer = numberIsIntegral(string(text))
+		facts = &numberFacts{Integer: numberIsIntegral(string(text))}
 	default:
 		return nil, false
 	}

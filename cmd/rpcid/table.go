@@ -39,19 +39,30 @@ const (
 // while to recognize a second answer.
 type request struct {
 	pos    int64  // line or entry
-	ans    int64  // answered: the response's line or entry
 	n      int64  // for an integer id, its value
 	text   string // the id's JSON text as received, or see fCanonInt, fQuotedInt, fPlainStr
-	method string // cut for display (see showString), and interned
+	method uint32 // index into the session's method names
 	seq    uint32 // order of arrival within a line or entry
 	note   uint32 // index+1 into the session's notes: why it may have gone unanswered
 	// dupNext links the later requests with an Equal id, sent while this
 	// one was pending; dupTail is the last of them (head only).
 	dupNext, dupTail ref
 	// jsPrev and jsNext link the requests that share a float64 in the
-	// side's js index.
+	// side's js index. Once answered, they hold the line or entry of the
+	// answer (see setAns).
 	jsPrev, jsNext ref
 	flags          uint16
+}
+
+// setAns records where an answered request (no longer linked in a js
+// index) got its answer.
+func (r *request) setAns(pos int64) {
+	r.jsPrev, r.jsNext = ref(uint32(uint64(pos)>>32)), ref(uint32(pos))
+}
+
+// ans returns where an answered request got its answer.
+func (r *request) ans() int64 {
+	return int64(uint64(uint32(r.jsPrev))<<32 | uint64(uint32(r.jsNext)))
 }
 
 // raw returns the request's id as JSON text.
@@ -66,6 +77,18 @@ func (r *request) raw() []byte {
 		return []byte(`"` + r.text + `"`)
 	}
 	return []byte(r.text)
+}
+
+// spelled reports whether raw is the request's id as received, byte for
+// byte.
+func (r *request) spelled(raw []byte) bool {
+	switch {
+	case r.flags&fCanonInt != 0:
+		return isCanonicalInt(raw, r.n)
+	case r.flags&(fQuotedInt|fPlainStr) != 0:
+		return string(raw) == string(r.raw())
+	}
+	return string(raw) == r.text
 }
 
 // id parses the request's id again (its text was valid when recorded).
@@ -83,9 +106,62 @@ func (r *request) id() rpcid.ID {
 // jsBucket is the first and last request of one float64 in a js index.
 type jsBucket struct{ head, tail ref }
 
+// idKey is an id's key under the rule, split so that integer ids (and
+// strings spelling them) take the small map.
+type idKey struct {
+	n     int64
+	isInt bool
+	k     rpcid.Key
+}
+
+func keyOf(id rpcid.ID) idKey {
+	if n, ok := id.Int64(); ok {
+		return idKey{n: n, isInt: true}
+	}
+	if str, ok := id.StringValue(); ok && isCanonicalDigits(str) {
+		if n, err := strconv.ParseInt(str, 10, 64); err == nil {
+			return idKey{n: n, isInt: true}
+		}
+	}
+	return idKey{k: id.Key()}
+}
+
+func (sd *side) get(k idKey) (ref, bool) {
+	if k.isInt {
+		x, ok := sd.ints[k.n]
+		return x, ok
+	}
+	x, ok := sd.index[k.k]
+	return x, ok
+}
+
+func (sd *side) set(k idKey, x ref) {
+	if k.isInt {
+		sd.ints[k.n] = x
+	} else {
+		sd.index[k.k] = x
+	}
+}
+
+// del removes k's entry if it is x.
+func (sd *side) del(k idKey, x ref) {
+	if y, ok := sd.get(k); ok && y == x {
+		if k.isInt {
+			delete(sd.ints, k.n)
+		} else {
+			delete(sd.index, k.k)
+		}
+	}
+}
+
+func (sd *side) len() int { return len(sd.ints) + len(sd.index) }
+
 // side holds the requests one peer has sent.
 type side struct {
-	index map[rpcid.Key]ref // pending (and recently answered) requests by id
+	// ints and index hold the pending (and recently answered) requests by
+	// id: integers and canonical integer strings in ints, others in index.
+	ints  map[int64]ref
+	index map[rpcid.Key]ref
 	// js indexes the numeric requests whose double (as JSON.parse reads
 	// them) could be shared with another id: fractional ids and integers
 	// beyond 2^53-1. Integers within 2^53-1 are found through index.
@@ -102,15 +178,52 @@ type table struct {
 	ring    []ref
 	ringAt  int
 	pending int // requests pending, duplicates included
+	// methods are the method names of requests, for display; a request
+	// holds an index. Beyond methodsMax names, a request's name is kept in
+	// extra until its record is freed.
+	methods   []string
+	methodIdx map[string]uint32
+	extra     map[ref]string
+}
+
+const methodsMax = 4096
+
+// noMethod is the method index of a request whose name is in extra.
+const noMethod = ^uint32(0)
+
+func (t *table) setMethod(x ref, display string) {
+	i, ok := t.methodIdx[display]
+	if !ok {
+		if len(t.methods) >= methodsMax {
+			if t.extra == nil {
+				t.extra = map[ref]string{}
+			}
+			t.extra[x] = display
+			t.slab[x].method = noMethod
+			return
+		}
+		i = uint32(len(t.methods))
+		t.methods = append(t.methods, display)
+		t.methodIdx[display] = i
+	}
+	t.slab[x].method = i
+}
+
+// method returns the display form of request x's method name.
+func (t *table) method(x ref) string {
+	if i := t.slab[x].method; i != noMethod {
+		return t.methods[i]
+	}
+	return t.extra[x]
 }
 
 // answeredMax is how many answered requests a session remembers.
 const answeredMax = 1 << 16
 
 func newTable() *table {
-	t := &table{free: none}
+	t := &table{free: none, methodIdx: map[string]uint32{}}
 	for i := range t.sides {
-		t.sides[i] = side{index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}}
+		t.sides[i] = side{ints: map[int64]ref{}, index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}}
 	}
 	return t
 }
@@ -130,6 +243,9 @@ func (t *table) alloc() ref {
 }
 
 func (t *table) release(x ref) {
+	if t.slab[x].method == noMethod {
+		delete(t.extra, x)
+	}
 	t.slab[x] = request{dupNext: t.free}
 	t.free = x
 }
@@ -218,7 +334,7 @@ func (t *table) before(a, b ref) bool {
 // firstPending returns the first pending request with an id Equal to id
 // that satisfies ok (walking the requests queued behind it), or none.
 func (t *table) firstPending(sd *side, id rpcid.ID, ok func(*request) bool) ref {
-	x, found := sd.index[id.Key()]
+	x, found := sd.get(keyOf(id))
 	if !found || t.at(x).flags&fAnswered != 0 {
 		return none
 	}
@@ -251,10 +367,7 @@ func (t *table) forget(x ref) {
 		if r.flags&fServer != 0 {
 			sd = &t.sides[1]
 		}
-		k := r.id().Key()
-		if y, ok := sd.index[k]; ok && y == x {
-			delete(sd.index, k)
-		}
+		sd.del(keyOf(r.id()), x)
 	}
 	t.release(x)
 }
