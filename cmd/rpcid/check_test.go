@@ -490,3 +490,63 @@ func TestSessionStateBounded(t *testing.T) {
 		t.Errorf("%d warnings, %d errors; want %d type changes, one fractional id and no errors", c.warnings, c.errors, n+1)
 	}
 }
+
+// Issue 12, class 7: the habits of a Unix tool.
+func TestUnixHabits(t *testing.T) {
+	// -h of every command prints its full usage to standard output and
+	// exits 0.
+	for _, name := range []string{"check", "eq", "key", "vectors"} {
+		code, out, errOut := runCmd(t, nil, name, "-h")
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+synopses[name]+"\n\n") || len(out) < 200 {
+			t.Errorf("%s -h = %d, stderr %q, stdout %q; want 0 and the full usage on stdout", name, code, errOut, out)
+		}
+	}
+	code, out, _ := runCmd(t, nil, "check", "-h")
+	for _, want := range append([]string{"JSON Lines", "HAR 1.2", `">"`, `"<"`, "Exit status: 0", "standard input", "-json"}, kinds...) {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("check -h does not tell %q", want)
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
+		if code, out, _ := runCmd(t, nil, args...); code != 0 || !strings.Contains(out, "rpcid check") {
+			t.Errorf("rpcid %s = %d, %q", args[0], code, out)
+		}
+	}
+	// Usage errors go to standard error with status 2.
+	for _, args := range [][]string{{"check", "-nope"}, {"eq", "1"}, {"key"}, {"vectors", "x"}, {"nope"}, {}} {
+		code, out, errOut := runCmd(t, nil, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "usage") {
+			t.Errorf("rpcid %q = %d, stdout %q, stderr %q; want 2, nothing on stdout and the usage on stderr", args, code, out, errOut)
+		}
+	}
+	// No FILE and standard input not a terminal: standard input is read.
+	clean, err := os.ReadFile("testdata/clean.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, bytes.NewReader(clean), "check")
+	if code != 0 || errOut != "" || out != "checked 1 file: 12 messages (5 requests, 5 responses, 2 notifications); no findings\n" {
+		t.Errorf("cat clean.jsonl | rpcid check = %d, %q, stderr %q", code, out, errOut)
+	}
+	// An empty pipe is nothing to check.
+	code, out, _ = runCmd(t, strings.NewReader(""), "check")
+	if code != 1 || !strings.Contains(out, "<stdin>: error: nothing to check: the file is empty") {
+		t.Errorf("rpcid check < empty pipe = %d, %q", code, out)
+	}
+	// A terminal: the embedded sample, said on stderr.
+	code, _, errOut = runCmd(t, terminal{strings.NewReader("")}, "check")
+	if code != 1 || !strings.Contains(errOut, "standard input is a terminal: checking the embedded sample") {
+		t.Errorf("rpcid check at a terminal = %d, stderr %q", code, errOut)
+	}
+	// A directory or a missing file: could not read, not counted, said
+	// once without stuttering.
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.jsonl")
+	code, out, errOut = runCmd(t, nil, "check", dir, missing, "testdata/clean.jsonl")
+	wantErr := "rpcid check: could not read " + dir + ": is a directory\n" +
+		"rpcid check: could not read " + missing + ": no such file or directory\n"
+	wantOut := "checked 1 file: 12 messages (5 requests, 5 responses, 2 notifications); no findings; 2 files could not be read\n"
+	if code != 2 || errOut != wantErr || out != wantOut {
+		t.Errorf("check DIR MISSING clean.jsonl = %d\nstdout %q\nstderr %q\nwant %q and %q", code, out, errOut, wantOut, wantErr)
+	}
+}

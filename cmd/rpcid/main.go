@@ -24,17 +24,17 @@
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
 //     an object, and no member of a JSON-RPC message (jsonrpc, id, method,
-//     result, error, params; a first object longer than 64 KiB is decided on
-//     its first 64 KiB). Messages
-//     are read from each entry's request.postData.text (sent by the client)
-//     and response.content.text (sent by the server; decoded first when
-//     content.encoding is "base64"), for application/json (and +json) bodies
-//     and for text/event-stream bodies, whose events of type "" or "message"
-//     each hold a message (events of other types, such as the "endpoint" event
-//     of the 2024-11-05 HTTP+SSE transport, are not examined, and are counted
-//     in the summary). Responses are matched to requests across all entries
-//     of the file whatever their order: in the HTTP+SSE transport the GET
-//     stream, listed first, carries the answers to POSTs made later.
+//     result, error, params); a first object longer than 64 KiB is decided on
+//     its first 64 KiB. Messages are read from each entry's
+//     request.postData.text (sent by the client) and response.content.text
+//     (sent by the server; decoded first when content.encoding is "base64"),
+//     for application/json (and +json) bodies and for text/event-stream
+//     bodies, whose events of type "" or "message" each hold a message
+//     (events of other types, such as the "endpoint" event of the 2024-11-05
+//     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     Responses are matched to requests across all entries of the file
+//     whatever their order: in the HTTP+SSE transport the GET stream, listed
+//     first, carries the answers to POSTs made later (each answered 202).
 //   - JSON Lines, anything else: one JSON-RPC message, or one batch array of
 //     messages, per line, as MCP's stdio transport writes them. A JSON Lines
 //     file whose first message has a member named "log" is still JSON Lines.
@@ -123,23 +123,42 @@
 // # eq
 //
 // Eq reports whether two wire ids, each given as JSON text, are equal under
-// the rule, and names the clause of the rule that decided it:
+// the rule, and names the clause of the rule that decided it (clauses as
+// numbered in package rpcid's documentation):
 //
 //	$ rpcid eq '"01"' 1
-//	not equal: "01" vs 1: rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero
+//	not equal: "01" vs 1: clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero
 //
-// Exit status: 0 equal, 1 not equal, 2 when an argument is not a valid id.
+// Ids are JSON text: a string id keeps its quotes, which the shell needs
+// quoted in turn ('"01"'); 01 is not JSON at all. Eq takes no flags, so that
+// negative ids such as -12 are ids; a leading "--" is ignored. An argument
+// that is not a valid id is quoted back as typed, with why.
+//
+// Exit status: 0 equal, 1 not equal, 2 when an argument is not a valid id
+// or there are not two arguments. -h prints this help to standard output.
 //
 // # key
 //
 // Key prints the kind, the canonical key (the form all Equal ids share) and
-// the JSON spelling of one wire id given as JSON text. Exit status 2 when it
-// is not a valid id.
+// the JSON spelling of one wire id given as JSON text:
+//
+//	$ rpcid key '"-12"'
+//	kind: string
+//	key:  -12
+//	json: "-12"
+//
+// Ids are JSON text as for eq, and text that would drive a terminal (control
+// and bidirectional characters) is printed as JSON escapes. Exit status: 0,
+// or 2 when the argument is not a valid id or there is not one argument. -h
+// prints this help to standard output.
 //
 // # vectors
 //
 // Vectors prints the conformance vectors file (testdata/vectors.json of the
-// module), which other SDKs can run against their own id handling.
+// module, JSON), which other SDKs can run against their own id handling; see
+// package rpcidtest. It takes no arguments. Exit status: 0, or 2 for a usage
+// error or when standard output cannot be written. -h prints this help to
+// standard output.
 package main
 
 import (
