@@ -187,4 +187,3 @@ func TestREADMEClaims(t *testing.T) {
 		})
 	}
 }
-
