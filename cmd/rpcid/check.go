@@ -424,15 +424,15 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 // prefixes messages about its validity; column is the 1-based column of its
 // first byte on a JSON Lines line, or 0 for a HAR body.
 func (s *session) payload(pos position, loc string, dir direction, data []byte, column int) {
-	msgs, batch, err := scanText(s.msgs[:0], data)
+	msgs, batch, err := scanText(s.msgs[:0], &s.scanned, data)
 	s.msgs = msgs[:0]
 	if err != nil {
 		where := ""
-		if err.Offset >= 0 {
+		if err.Offset >= 0 { // the 0-based offset of the first byte not accepted
 			if column > 0 {
-				where = fmt.Sprintf(" at column %d", int(err.Offset)+column-1)
+				where = fmt.Sprintf(" at column %d", int(err.Offset)+column)
 			} else {
-				where = fmt.Sprintf(" at byte %d", err.Offset)
+				where = fmt.Sprintf(" at byte offset %d", err.Offset)
 			}
 		}
 		s.invalid(pos, loc, fmt.Sprintf("not JSON%s: %s", where, err.Reason))

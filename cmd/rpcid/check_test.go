@@ -93,6 +93,7 @@ var captures = []struct {
 	{"log-member.jsonl", 1, []string{kindTypeChanged}},                                             // 8
 	{"log-member-last.jsonl", 0, nil},                                                              // 8
 	{"no-markers.jsonl", 1, []string{kindDuplicate, kindAnsweredTwice, kindUnanswered}},            // 9
+	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that

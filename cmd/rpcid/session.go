@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // position is where a message is in a capture: a line of a JSON Lines
@@ -61,8 +62,9 @@ type session struct {
 	// final: the HAR has been read; deferred responses are matched now.
 	final bool
 
-	msgs          []fields // reused by payload
-	entryRequests []ref    // HAR: requests of the current entry
+	msgs          []fields       // reused by payload
+	scanned       []scan.Message // reused by scanText
+	entryRequests []ref          // HAR: requests of the current entry
 	notes         []string
 	noteIndex     map[string]uint32
 	methods       map[string]string // interned method names, by name: their display form
@@ -113,6 +115,14 @@ func (s *session) invalid(pos position, loc, msg string) {
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
 // given as the raw values of its members.
 func (s *session) message(pos position, loc string, dir direction, m *fields) {
+	if m.dup != 0 {
+		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0 as every peer reads it: %s named more than once (counting case variants), and peers differ in which one they read (encoding/json reads the last)", memberNames(m.dup)))
+		return
+	}
+	if m.fold != 0 {
+		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0 as every peer reads it: %s named only by a case variant (such as \"ID\" for \"id\"), which encoding/json and the Go SDKs read as the member and peers that compare names exactly do not", memberNames(m.fold)))
+		return
+	}
 	if m.version == nil {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: the "jsonrpc" member is missing`)
 		return
