@@ -127,7 +127,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: the "jsonrpc" member is missing`)
 		return
 	}
-	if v, ok := jsonString(m.version); !ok || v != "2.0" {
+	if string(m.version) != `"2.0"` && !isVersion20(m.version) {
 		s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "jsonrpc" is %s, not "2.0"`, show(m.version)))
 		return
 	}
@@ -193,6 +193,13 @@ func (s *session) methodOf(raw []byte) (string, bool) {
 		s.rawMethods[string(raw)] = m
 	}
 	return m, ok
+}
+
+// isVersion20 reports whether a jsonrpc value spelled otherwise than
+// "2.0" (with escapes) is the string 2.0.
+func isVersion20(raw []byte) bool {
+	v, ok := jsonString(raw)
+	return ok && v == "2.0"
 }
 
 // jsonString decodes a JSON string value.
