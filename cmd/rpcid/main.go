@@ -111,7 +111,7 @@
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
-// pending (about 150 bytes each), the answered requests remembered, the
+// pending (about 120 bytes each with integer ids), the answered requests remembered, the
 // longest line (JSON Lines) or entry (HAR), and in a HAR the responses
 // waiting for a later request, not by the size of a capture. Output is
 // buffered, and written whenever check waits for input.

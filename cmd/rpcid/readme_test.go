@@ -131,7 +131,7 @@ func TestREADMEClaims(t *testing.T) {
 				}
 			}
 		}},
-		{"Memory is bounded by the requests pending (about 105 bytes each with integer ids), the last 65536 answered requests", func(t *testing.T) {
+		{"Memory is bounded by the requests pending (about 120 bytes each with integer ids, 150 with short string ids), the last 65536 answered requests", func(t *testing.T) {
 			if answeredMax != 65536 {
 				t.Errorf("answeredMax = %d", answeredMax)
 			}

@@ -73,8 +73,6 @@ type session struct {
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
 
-	last [2]ref // the latest request of each side, for null-id responses
-
 	// Direction markers (JSON Lines): whether any line had one, and the
 	// first unmarked request with a method only servers send.
 	marked      bool
@@ -93,7 +91,7 @@ type session struct {
 }
 
 func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(), last: [2]ref{none, none}, noteIndex: map[string]uint32{}, methods: map[string]string{}}
+	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
@@ -379,6 +377,7 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 			head.dupTail = x
 			r.dupNext, r.dupTail = none, none
 			t.pending++
+			t.pendLink(sd, x)
 			f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
 			msg := fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
 				reqWord(server), show(raw), t.method(x), s.describe(y))
@@ -390,8 +389,8 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	r.dupNext, r.dupTail = none, none
 	sd.set(key, x)
 	t.pending++
+	t.pendLink(sd, x)
 
-	s.last[si] = x
 	if needsJS(id) {
 		t.jsLink(sd, x)
 	}
@@ -504,6 +503,7 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 	key := keyOf(id)
 	t.jsUnlink(sd, x)
 	t.pending--
+	t.pendUnlink(sd, x)
 
 	if next := r.dupNext; next != none {
 		n := t.at(next)
@@ -643,6 +643,7 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
 			f.Request = s.ref(x)
 			msg += "; likely the answer to " + s.describe(x) + ", " + how
 			s.t.at(x).note = s.note(fmt.Sprintf("the response with a null id at %s is likely its answer", pos))
+			s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
 		}
 	}
 	s.report(pos, levelError, kindNullResponse, msg, f)
@@ -668,17 +669,15 @@ func (s *session) likely(si int) (ref, string) {
 	server := si == 1
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
-		if r.flags&fAnswered == 0 && (r.flags&fServer != 0) == server {
+		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
 			return x, "sent in the same HTTP exchange"
 		}
 	}
 	if s.har {
 		return none, ""
 	}
-	if x := s.last[si]; x != none {
-		if r := s.t.at(x); r.flags&fLive != 0 && r.flags&fAnswered == 0 {
-			return x, "the latest request and still pending"
-		}
+	if x := s.t.sides[si].pendHead; x != none {
+		return x, "the oldest pending request not already taken by a null-id response"
 	}
 	return none, ""
 }

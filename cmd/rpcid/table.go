@@ -33,6 +33,7 @@ const (
 	fUnmarked                      // its line had no direction marker
 	fInt                           // the id is KindInt (n is its value)
 	fLive                          // the record is in use
+	fInPend                        // linked in its side's pending list (unclaimed by a null-id response)
 )
 
 // A request is one request of the capture: pending, or answered and kept a
@@ -51,7 +52,10 @@ type request struct {
 	// side's js index. Once answered, they hold the line or entry of the
 	// answer (see setAns).
 	jsPrev, jsNext ref
-	flags          uint16
+	// pendPrev and pendNext link the pending requests of a side in the
+	// order sent.
+	pendPrev, pendNext ref
+	flags              uint16
 }
 
 // setAns records where an answered request (no longer linked in a js
@@ -107,38 +111,56 @@ func (r *request) id() rpcid.ID {
 type jsBucket struct{ head, tail ref }
 
 // idKey is an id's key under the rule, split so that integer ids (and
-// strings spelling them) take the small map.
+// strings spelling them) and other strings take the small maps.
 type idKey struct {
-	n     int64
-	isInt bool
-	k     rpcid.Key
+	kind uint8 // keyInt, keyString or keyOther
+	n    int64
+	s    string
+	k    rpcid.Key
 }
+
+const (
+	keyInt uint8 = iota
+	keyString
+	keyOther
+)
 
 func keyOf(id rpcid.ID) idKey {
 	if n, ok := id.Int64(); ok {
-		return idKey{n: n, isInt: true}
+		return idKey{kind: keyInt, n: n}
 	}
-	if str, ok := id.StringValue(); ok && isCanonicalDigits(str) {
-		if n, err := strconv.ParseInt(str, 10, 64); err == nil {
-			return idKey{n: n, isInt: true}
+	if str, ok := id.StringValue(); ok {
+		if isCanonicalDigits(str) {
+			if n, err := strconv.ParseInt(str, 10, 64); err == nil {
+				return idKey{kind: keyInt, n: n}
+			}
 		}
+		return idKey{kind: keyString, s: str}
 	}
-	return idKey{k: id.Key()}
+	return idKey{kind: keyOther, k: id.Key()}
 }
 
 func (sd *side) get(k idKey) (ref, bool) {
-	if k.isInt {
-		x, ok := sd.ints[k.n]
-		return x, ok
+	var x ref
+	var ok bool
+	switch k.kind {
+	case keyInt:
+		x, ok = sd.ints[k.n]
+	case keyString:
+		x, ok = sd.strs[k.s]
+	default:
+		x, ok = sd.index[k.k]
 	}
-	x, ok := sd.index[k.k]
 	return x, ok
 }
 
 func (sd *side) set(k idKey, x ref) {
-	if k.isInt {
+	switch k.kind {
+	case keyInt:
 		sd.ints[k.n] = x
-	} else {
+	case keyString:
+		sd.strs[k.s] = x
+	default:
 		sd.index[k.k] = x
 	}
 }
@@ -146,22 +168,29 @@ func (sd *side) set(k idKey, x ref) {
 // del removes k's entry if it is x.
 func (sd *side) del(k idKey, x ref) {
 	if y, ok := sd.get(k); ok && y == x {
-		if k.isInt {
+		switch k.kind {
+		case keyInt:
 			delete(sd.ints, k.n)
-		} else {
+		case keyString:
+			delete(sd.strs, k.s)
+		default:
 			delete(sd.index, k.k)
 		}
 	}
 }
 
-func (sd *side) len() int { return len(sd.ints) + len(sd.index) }
+func (sd *side) len() int { return len(sd.ints) + len(sd.strs) + len(sd.index) }
 
 // side holds the requests one peer has sent.
 type side struct {
-	// ints and index hold the pending (and recently answered) requests by
-	// id: integers and canonical integer strings in ints, others in index.
+	// ints, strs and index hold the pending (and recently answered)
+	// requests by id: integers and canonical integer strings in ints,
+	// other strings by contents in strs, other numbers in index.
 	ints  map[int64]ref
+	strs  map[string]ref
 	index map[rpcid.Key]ref
+	// pendHead and pendTail are the oldest and newest pending requests.
+	pendHead, pendTail ref
 	// js indexes the numeric requests whose double (as JSON.parse reads
 	// them) could be shared with another id: fractional ids and integers
 	// beyond 2^53-1. Integers within 2^53-1 are found through index.
@@ -223,7 +252,7 @@ const answeredMax = 1 << 16
 func newTable() *table {
 	t := &table{free: none, methodIdx: map[string]uint32{}}
 	for i := range t.sides {
-		t.sides[i] = side{ints: map[int64]ref{}, index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}}
+		t.sides[i] = side{ints: map[int64]ref{}, strs: map[string]ref{}, index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}, pendHead: none, pendTail: none}
 	}
 	return t
 }
@@ -264,6 +293,40 @@ func needsJS(id rpcid.ID) bool {
 		return n < -maxSafe || n > maxSafe
 	}
 	return id.Kind() == rpcid.KindNumber
+}
+
+// pendLink appends the new pending request x to its side's list.
+func (t *table) pendLink(sd *side, x ref) {
+	r := t.at(x)
+	r.pendPrev, r.pendNext = sd.pendTail, none
+	if sd.pendTail != none {
+		t.at(sd.pendTail).pendNext = x
+	} else {
+		sd.pendHead = x
+	}
+	sd.pendTail = x
+	r.flags |= fInPend
+}
+
+// pendUnlink removes request x from its side's list: answered, or claimed
+// by a null-id response.
+func (t *table) pendUnlink(sd *side, x ref) {
+	r := t.at(x)
+	if r.flags&fInPend == 0 {
+		return
+	}
+	r.flags &^= fInPend
+	if r.pendPrev != none {
+		t.at(r.pendPrev).pendNext = r.pendNext
+	} else {
+		sd.pendHead = r.pendNext
+	}
+	if r.pendNext != none {
+		t.at(r.pendNext).pendPrev = r.pendPrev
+	} else {
+		sd.pendTail = r.pendPrev
+	}
+	r.pendPrev, r.pendNext = none, none
 }
 
 func (t *table) jsLink(sd *side, x ref) {
