@@ -85,10 +85,14 @@
 //   - null-id-response (error): a response with a null id, with its cause: the
 //     peer could not read a request (error -32700 or -32600), or it read the
 //     request and dropped the id (a result, or any other error code), then
-//     with the likely request (one pending from the same HTTP exchange, or
-//     the latest request if still pending).
+//     with the likely request: one pending from the same HTTP exchange, or
+//     else the oldest pending request not already taken by another null-id
+//     response.
 //   - invalid-message (error): a line, body, event or batch element that is not
-//     JSON or not a JSON-RPC 2.0 message, with its position; checking goes on.
+//     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
+//     its position, including a message whose jsonrpc, id, method, result or
+//     error member is named twice or only by a case variant ("ID"), which
+//     encoding/json and exact readers read differently; checking goes on.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //
@@ -111,9 +115,10 @@
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
-// pending (about 120 bytes each with integer ids), the answered requests remembered, the
-// longest line (JSON Lines) or entry (HAR), and in a HAR the responses
-// waiting for a later request, not by the size of a capture. Output is
+// pending (about 120 bytes each with integer ids), the last 65536 answered
+// requests (to recognize a second answer), the longest line (JSON Lines) or
+// entry (HAR), and in a HAR the responses waiting for a later request, not
+// by the size of a capture. Output is
 // buffered, and written whenever check waits for input.
 //
 // Exit status: 0 when there are no findings, 1 when there are findings, 2 for
