@@ -148,7 +148,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	unreadable := 0
 	fail := func(what string, err error) {
 		c.w.Flush()
-		fmt.Fprintf(stderr, "rpcid check: could not read %s: %v\n", what, cause(err))
+		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s\n", printable(what), printable(cause(err).Error()))
 		status = 2
 		unreadable++
 	}
@@ -495,7 +495,7 @@ func (c *checker) emit(f *finding) {
 		c.w.Write(safeJSON(c.buf.Bytes()))
 		return
 	}
-	c.w.WriteString(f.File)
+	c.w.WriteString(printable(f.File))
 	c.w.WriteByte(':')
 	switch {
 	case f.Entry > 0:

@@ -94,6 +94,20 @@ func TestEqInvalid(t *testing.T) {
 	}
 }
 
+// The key hint never suggests quoting JSON that is not an id.
+func TestKeyInvalid(t *testing.T) {
+	for arg, want := range map[string]string{
+		"[1]":  "rpcid key: [1] is not a JSON id: array cannot be an id at byte offset 0: value cannot be an id\nrpcid key: [1] is an array; a JSON-RPC id is a string, a number or null\n",
+		"true": "rpcid key: true is not a JSON id: true cannot be an id at byte offset 0: value cannot be an id\nrpcid key: true is a boolean; a JSON-RPC id is a string, a number or null\n",
+		"abc":  "rpcid key: abc is not a JSON id: invalid character 'a' at start of value at byte offset 0: invalid JSON\nrpcid key: a string id is JSON text in quotes; in a shell write '\"abc\"'\n",
+	} {
+		code, out, errOut := runCmd(t, nil, "key", arg)
+		if code != 2 || out != "" || errOut != want {
+			t.Errorf("key %s = %d, %q, stderr %q; want 2 and %q", arg, code, out, errOut, want)
+		}
+	}
+}
+
 func TestKey(t *testing.T) {
 	tests := []struct {
 		id   string

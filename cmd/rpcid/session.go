@@ -83,7 +83,6 @@ type session struct {
 	messages    int
 	nonBlank    int
 	entries     int
-	bodies      int
 	skipped     map[string]int // HAR bodies not examined, by media type
 	otherEvents map[string]int // SSE events of other types, by type
 	findings    int
