@@ -142,9 +142,9 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("%.0f bytes per pending request", got)
 			}
 		}},
-		{"`answered-twice` (error): `response id 5 answers request 5 (line 1, tools/call) again: it was already answered at line 2`.", func(t *testing.T) {
+		{"`answered-twice` (error): `response id 5 is a second answer: request 5 (line 1, tools/call) was already answered at line 2`.", func(t *testing.T) {
 			in := `{"jsonrpc":"2.0","id":5,"method":"tools/call"}` + "\n" + `{"jsonrpc":"2.0","id":5,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":5,"result":{}}` + "\n"
-			if _, out, _ := check(t, bytes.NewReader([]byte(in)), "check", "-"); !strings.HasPrefix(out, "<stdin>:3: error: response id 5 answers request 5 (line 1, tools/call) again: it was already answered at line 2\n") {
+			if _, out, _ := check(t, bytes.NewReader([]byte(in)), "check", "-"); !strings.HasPrefix(out, "<stdin>:3: error: response id 5 is a second answer: request 5 (line 1, tools/call) was already answered at line 2\n") {
 				t.Errorf("= %q", out)
 			}
 		}},

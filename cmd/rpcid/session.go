@@ -469,7 +469,7 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 			at = position{entry: int(r.ans())}
 		}
 		f.AnsweredLine, f.AnsweredEntry = at.line, at.entry
-		msg := fmt.Sprintf("response id %s answers %s again: it was already answered at %s", show(raw), s.describe(x), at)
+		msg := fmt.Sprintf("response id %s is a second answer: %s was already answered at %s", show(raw), s.describe(x), at)
 		s.report(pos, levelError, kindAnsweredTwice, s.withHint(msg, f, x), f)
 		return
 	}
