@@ -551,3 +551,67 @@ func TestUnixHabits(t *testing.T) {
 		t.Errorf("check DIR MISSING clean.jsonl = %d\nstdout %q\nstderr %q\nwant %q and %q", code, out, errOut, wantOut, wantErr)
 	}
 }
+
+// A long-lived HTTP+SSE session (2024-11-05 transport) in one HAR: the GET
+// stream, listed first, carries the answers to n POSTs listed after it,
+// with comments, event ids, multi-line data and an endpoint event; it
+// checks clean, and a server request in the stream is answered by a POST.
+func TestLongLivedSSEHAR(t *testing.T) {
+	n := 3000
+	var stream strings.Builder
+	stream.WriteString("event: endpoint\ndata: /messages?sessionId=1\n\n: keep-alive\n\n")
+	stream.WriteString("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"method\":\"ping\"}\n\n")
+	for i := 0; i < n; i++ {
+		if i%3 == 0 {
+			fmt.Fprintf(&stream, "id: %d\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":%d,\"result\":{\"n\":%d}}\r\n\r\n", i, i, i)
+		} else {
+			fmt.Fprintf(&stream, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n\n", i)
+		}
+		if i%100 == 0 {
+			stream.WriteString(": ping\n\n")
+		}
+	}
+	type content struct {
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+	}
+	type entry struct {
+		Request struct {
+			Method   string   `json:"method"`
+			PostData *content `json:"postData,omitempty"`
+		} `json:"request"`
+		Response struct {
+			Status  int     `json:"status"`
+			Content content `json:"content"`
+		} `json:"response"`
+	}
+	var entries []entry
+	var get entry
+	get.Request.Method = "GET"
+	get.Response.Status = 200
+	get.Response.Content = content{"text/event-stream", strings.TrimSuffix(stream.String(), "\n")}
+	entries = append(entries, get)
+	post := func(body string) {
+		var e entry
+		e.Request.Method = "POST"
+		e.Request.PostData = &content{"application/json", body}
+		e.Response.Status = 202
+		e.Response.Content = content{"text/plain", "Accepted"}
+		entries = append(entries, e)
+	}
+	for i := 0; i < n; i++ {
+		post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t"}}`, i))
+		if i == n/2 {
+			post(`{"jsonrpc":"2.0","id":"s-1","result":{}}`)
+		}
+	}
+	har, err := json.Marshal(map[string]any{"log": map[string]any{"version": "1.2", "entries": entries}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, bytes.NewReader(har), "check", "-")
+	want := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, 0 notifications); 1 SSE event of other types than message not examined (endpoint 1); no findings\n", 2*n+2, n+1, n+1)
+	if code != 0 || out != want || errOut != "" {
+		t.Errorf("exit %d, stderr %q, output (%d bytes) ends\n%s\nwant\n%s", code, errOut, len(out), out[max(0, len(out)-600):], want)
+	}
+}
