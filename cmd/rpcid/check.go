@@ -535,7 +535,12 @@ func unsafeRune(r rune) bool {
 // a line, drive the terminal, nor reorder what the line shows. Ids shown as
 // JSON text stay valid JSON.
 func printable(s string) string {
-	return string(appendPrintable(nil, s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return string(appendPrintable(nil, s))
+		}
+	}
+	return s
 }
 
 func appendPrintable(b []byte, s string) []byte {
