@@ -12,10 +12,11 @@
 // # check
 //
 // Check reads captures and reports id problems. With no FILE it reads
-// standard input when that is not a terminal (cat x.jsonl | rpcid check), and
-// otherwise checks an embedded sample capture (a short MCP session through a
-// gateway that turns numeric ids into strings), saying so on standard error,
-// so that "go run ./cmd/rpcid check" shows what it does. A FILE of "-" is
+// standard input when that is a pipe or a file (cat x.jsonl | rpcid check,
+// rpcid check < x.jsonl), and otherwise (a terminal, or another character
+// device such as /dev/null) checks an embedded sample capture (a short MCP
+// session through a gateway that turns numeric ids into strings), saying so
+// on standard error, so that "go run ./cmd/rpcid check" shows what it does. A FILE of "-" is
 // standard input. A directory or a file that cannot be read is reported as
 // "could not read" and not counted as checked.
 //
