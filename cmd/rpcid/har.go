@@ -149,7 +149,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 		if st > 0 {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
 			if e.Response.StatusText != "" {
-				note += " " + e.Response.StatusText
+				note += " " + showString(e.Response.StatusText)
 			}
 		}
 		i := s.note(note)
