@@ -154,7 +154,9 @@ func (s *session) harEntry(n int, e *harEntry) {
 		}
 		i := s.note(note)
 		for _, x := range s.entryRequests {
-			s.t.at(x).note = i
+			if r := s.t.at(x); r.flags&fNullNote == 0 {
+				r.note = i
+			}
 		}
 	}
 }

@@ -641,7 +641,10 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
 		if x, how := s.likely(si); x != none {
 			f.Request = s.ref(x)
 			msg += "; likely the answer to " + s.describe(x) + ", " + how
-			s.t.at(x).note = s.note(fmt.Sprintf("the response with a null id at %s is likely its answer", pos))
+			if n := pos.n(); n <= math.MaxUint32 {
+				r := s.t.at(x)
+				r.note, r.flags = uint32(n), r.flags|fNullNote
+			}
 			s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
 		}
 	}
@@ -652,11 +655,12 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
 func (s *session) note(text string) uint32 {
 	i, ok := s.noteIndex[text]
 	if !ok {
+		if len(s.notes) >= 4096 {
+			return 0 // so many distinct HTTP statuses: no note, and bounded memory
+		}
 		s.notes = append(s.notes, text)
 		i = uint32(len(s.notes))
-		if len(s.noteIndex) < 4096 {
-			s.noteIndex[text] = i
-		}
+		s.noteIndex[text] = i
 	}
 	return i
 }
@@ -709,7 +713,15 @@ func (s *session) finish() {
 		}
 		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
-		if r.note > 0 {
+		switch {
+		case r.flags&fNullNote != 0:
+			at := position{line: int(r.note)}
+			if s.har {
+				at = position{entry: int(r.note)}
+			}
+			f.Note = fmt.Sprintf("the response with a null id at %s is likely its answer", at)
+			msg += " (" + f.Note + ")"
+		case r.note > 0:
 			f.Note = s.notes[r.note-1]
 			msg += " (" + f.Note + ")"
 		}

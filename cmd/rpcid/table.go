@@ -34,6 +34,7 @@ const (
 	fInt                           // the id is KindInt (n is its value)
 	fLive                          // the record is in use
 	fInPend                        // linked in its side's pending list (unclaimed by a null-id response)
+	fNullNote                      // note is the line or entry of the null-id response likely answering it
 )
 
 // A request is one request of the capture: pending, or answered and kept a
