@@ -448,6 +448,7 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 	}
 	d.taken = true
 	s.answer(d.pos, &s.t.sides[si], x, d.id, []byte(d.raw))
+	d.id, d.raw = rpcid.ID{}, "" // keep only the small record
 }
 
 // response handles a response. toClient is true when it answers a request
