@@ -237,7 +237,7 @@ func (f *flushReader) Read(p []byte) (int, error) {
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
-	br := bufio.NewReaderSize(&flushReader{r, c.w}, 64<<10)
+	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		br.Discard(3)
 	}
@@ -260,8 +260,8 @@ func (c *checker) check(name string, r io.Reader) error {
 // an object with a "log" member (wherever it is) whose value is an object,
 // and no member of a JSON-RPC message (jsonrpc, id, method, result, error,
 // params): an object with such a member is a message, and the capture JSON
-// Lines. It reads no more than it needs to decide, and at most 64 KiB: a
-// first object longer than that is decided on its first 64 KiB.
+// Lines. It reads no more than it needs to decide, and at most 1 MiB: a
+// first object longer than that is decided on its first 1 MiB.
 func isHAR(br *bufio.Reader) bool {
 	// Each undecided look asks for twice as many bytes, so that input
 	// arriving a byte at a time costs O(n log n), not O(n^2).

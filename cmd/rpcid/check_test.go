@@ -615,3 +615,16 @@ func TestLongLivedSSEHAR(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, output (%d bytes) ends\n%s\nwant\n%s", code, errOut, len(out), out[max(0, len(out)-600):], want)
 	}
 }
+
+// Issue 12, class 8: a HAR is recognized by its log member wherever it
+// stands, even after a member longer than a read buffer, and read one byte
+// at a time.
+func TestHARLogAfterLongMember(t *testing.T) {
+	har := `{"comment":"` + strings.Repeat("c", 200_000) + `","log":{"entries":[{"request":{"method":"POST","postData":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}},"response":{"status":200,"content":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}"}}}]}}`
+	for _, r := range []io.Reader{strings.NewReader(har), iotest.OneByteReader(strings.NewReader(har))} {
+		_, out, _ := runCmd(t, r, "check", "-")
+		if !strings.HasPrefix(out, `<stdin>:entry 1: warning: response id "1" matches request 1 (entry 1, ping)`) {
+			t.Errorf("output %.300q", out)
+		}
+	}
+}

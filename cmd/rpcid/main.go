@@ -25,8 +25,8 @@
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
 //     an object, and no member of a JSON-RPC message (jsonrpc, id, method,
-//     result, error, params); a first object longer than 64 KiB is decided on
-//     its first 64 KiB. Messages are read from each entry's
+//     result, error, params); a first object longer than 1 MiB is decided on
+//     its first 1 MiB. Messages are read from each entry's
 //     request.postData.text (sent by the client) and response.content.text
 //     (sent by the server; decoded first when content.encoding is "base64"),
 //     for application/json (and +json) bodies and for text/event-stream
