@@ -90,10 +90,27 @@ func run(b *testing.B, data []byte, f func()) {
 	}
 }
 
+// proseResponse is a tools/call response whose text content is prose, an
+// escape (a line feed or a quotation mark) every 40 bytes or so.
+func proseResponse(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":`
+	tail := `}],"isError":false}}`
+	line := `The forecast for Paris: \"light rain\", 12 degrees, wind from the west at 20 km/h.\n`
+	var b strings.Builder
+	b.WriteString(head + `"`)
+	for b.Len() < size-len(tail)-1-len(line) {
+		b.WriteString(line)
+	}
+	b.WriteString(`"` + tail)
+	return []byte(b.String())
+}
+
 var benchInputs = []struct {
 	name string
 	data []byte
 }{
+	{"1KB-prose", proseResponse(1024)},
+	{"1MB-prose", proseResponse(1 << 20)},
 	{"1KB-tools-call", toolsCallResponse(1024)},
 	{"1KB-tools-list", toolsListResponse(1024)},
 	{"1MB-tools-call", toolsCallResponse(1 << 20)},

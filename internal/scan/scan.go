@@ -13,7 +13,12 @@ import (
 // A Span is the byte range [Start, End) of a value in the scanned text.
 // End == 0 means the value is absent: no JSON value is empty, so a present
 // value always ends after offset 0.
-type Span struct{ Start, End int }
+type Span struct {
+	// Start is the offset of the value's first byte.
+	Start int
+	// End is the offset just after the value's last byte, or 0 if absent.
+	End int
+}
 
 // Bytes returns data[sp.Start:sp.End], or nil if sp is absent.
 func (sp Span) Bytes(data []byte) []byte {
@@ -117,10 +122,12 @@ type SyntaxError struct {
 	reason string
 }
 
+// Error returns "scan: " and the reason, the offset and the sentinel's text.
 func (e *SyntaxError) Error() string {
 	return "scan: " + e.reason + " at byte offset " + strconv.Itoa(e.Offset) + ": " + e.Err.Error()
 }
 
+// Unwrap returns e.Err, for errors.Is.
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // maxDepth is the deepest nesting of arrays and objects accepted: that of
@@ -690,7 +697,7 @@ func (s *scanner) str(i int) int {
 	for {
 		// skipPlain, written out here to save a call after each escape.
 		for ; i+8 <= len(data); i += 8 {
-			x := binary.LittleEndian.Uint64(data[i:])
+			x := binary.LittleEndian.Uint64(data[i : i+8])
 			q, b := x^('"'*ones), x^('\\'*ones)
 			if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -819,14 +826,15 @@ const (
 // or len(data). It looks at eight bytes a step while it can.
 func skipPlain(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
+		x := binary.LittleEndian.Uint64(data[i : i+8])
 		q := x ^ ('"' * ones)  // a zero byte where x has '"'
 		b := x ^ ('\\' * ones) // a zero byte where x has '\\'
 		// (y - ones) &^ y & highs has the high bit of the lowest zero byte
 		// of y set (and maybe bits above it, from the borrow); likewise
-		// (x - 0x20*ones) &^ x for the lowest byte below 0x20, and x for
-		// bytes with the high bit set. So the lowest set bit of the union
-		// marks exactly the first byte to look at.
+		// x - 0x20*ones for the lowest byte below 0x20 (a byte with the high
+		// bit set may set it too, as x does), and x for bytes with the high
+		// bit set. So the lowest set bit of the union marks exactly the
+		// first byte to look at.
 		if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
