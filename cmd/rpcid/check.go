@@ -50,6 +50,15 @@ type finding struct {
 	Note string `json:"note,omitempty"`
 	// Hint: direction markers would settle who sent what.
 	Hint string `json:"hint,omitempty"`
+	// Where an invalid message is: Body ("request" or "response") and
+	// Event (SSE, from 1) in a HAR entry, Element of a batch (from 1), and
+	// the fault's Column on a JSON Lines line (from 1) or Offset in a HAR
+	// body or event (bytes, from 0).
+	Body    string `json:"body,omitempty"`
+	Event   int    `json:"event,omitempty"`
+	Element int    `json:"element,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Offset  *int64 `json:"offset,omitempty"`
 }
 
 // requestRef points at a request from another finding.
@@ -428,14 +437,18 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 	s.msgs = msgs[:0]
 	if err != nil {
 		where := ""
+		f := s.where()
 		if err.Offset >= 0 { // the 0-based offset of the first byte not accepted
 			if column > 0 {
-				where = fmt.Sprintf(" at column %d", int(err.Offset)+column)
+				f.Column = int(err.Offset) + column
+				where = fmt.Sprintf(" at column %d", f.Column)
 			} else {
+				off := err.Offset
+				f.Offset = &off
 				where = fmt.Sprintf(" at byte offset %d", err.Offset)
 			}
 		}
-		s.invalid(pos, loc, fmt.Sprintf("not JSON%s: %s", where, err.Reason))
+		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)
 		return
 	}
 	if !batch {
@@ -454,12 +467,14 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 	for i := range msgs {
 		m := &msgs[i]
 		eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)
+		s.element = i + 1
 		if !m.object {
 			s.invalid(pos, eloc, "not JSON-RPC 2.0: "+jsonTypeName(m.value)+", not a message object")
 			continue
 		}
 		s.message(pos, eloc, dir, m)
 	}
+	s.element = 0
 }
 
 // jsonTypeName names the type of a valid JSON value, with an article.

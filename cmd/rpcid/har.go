@@ -141,9 +141,12 @@ func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
 	s.entryRequests = s.entryRequests[:0]
 	if e.Request.PostData != nil {
+		s.bodyName = "request"
 		s.body(pos, "request body: ", fromClient, e.Request.PostData)
 	}
+	s.bodyName = "response"
 	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	s.bodyName = ""
 	if st := e.Response.Status; st < 200 || st > 299 {
 		note := "its HTTP exchange got no response"
 		if st > 0 {
@@ -236,7 +239,9 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 				s.otherEvents[t]++
 				s.c.otherEvents[t]++
 			case len(bytes.TrimSpace(data)) > 0:
+				s.event = event
 				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
+				s.event = 0
 			}
 		}
 		data, typ, hasData = data[:0], typ[:0], false

@@ -112,7 +112,9 @@
 // have matched: normalizer, value, request, and verdict "malformed" or
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
 // (a null-id response's error object); answeredLine or answeredEntry; note
-// (the HTTP status of an unanswered HAR request); hint (direction markers).
+// (why a request may have gone unanswered); hint (direction markers); and for
+// an invalid message where it is: body ("request" or "response") and event
+// in a HAR entry, element of a batch, column on a line or offset in a body.
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests

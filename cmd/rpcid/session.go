@@ -62,13 +62,17 @@ type session struct {
 	// final: the HAR has been read; deferred responses are matched now.
 	final bool
 
-	msgs          []fields       // reused by payload
-	scanned       []scan.Message // reused by scanText
-	entryRequests []ref          // HAR: requests of the current entry
-	notes         []string
-	noteIndex     map[string]uint32
-	methods       map[string]string // interned method names, by name: their display form
-	rawMethods    map[string]string // method names, by JSON text
+	msgs []fields // reused by payload
+	// Where the message being read is: HAR body ("request" or
+	// "response") and SSE event, and batch element (0: none).
+	bodyName       string
+	event, element int
+	scanned        []scan.Message // reused by scanText
+	entryRequests  []ref          // HAR: requests of the current entry
+	notes          []string
+	noteIndex      map[string]uint32
+	methods        map[string]string // interned method names, by name: their display form
+	rawMethods     map[string]string // method names, by JSON text
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
@@ -106,7 +110,13 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 
 // invalid reports a line, body or element that is not a JSON-RPC message.
 func (s *session) invalid(pos position, loc, msg string) {
-	s.report(pos, levelError, kindInvalid, loc+msg, nil)
+	s.report(pos, levelError, kindInvalid, loc+msg, s.where())
+}
+
+// where returns a finding holding where in a line or entry the message
+// being read is (the facts that loc prefixes give in the text).
+func (s *session) where() *finding {
+	return &finding{Body: s.bodyName, Event: s.event, Element: s.element}
 }
 
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
