@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -202,6 +203,7 @@ func TestCheckJSON(t *testing.T) {
 				if f.Entry > 0 {
 					pos = fmt.Sprintf("entry %d", f.Entry)
 				}
+				checkFacts(t, f)
 				whole := f.Line == 0 && f.Entry == 0
 				if f.Kind == "" || f.Line != 0 && f.Entry != 0 || whole != (f.Kind == kindNothing) {
 					t.Errorf("finding %+v: want a kind and exactly one of line and entry (none for %s)", f, kindNothing)
@@ -626,5 +628,56 @@ func TestHARLogAfterLongMember(t *testing.T) {
 		if !strings.HasPrefix(out, `<stdin>:entry 1: warning: response id "1" matches request 1 (entry 1, ping)`) {
 			t.Errorf("output %.300q", out)
 		}
+	}
+}
+
+var (
+	columnFact  = regexp.MustCompile(`^(?:batch element \d+: )?not JSON at column (\d+)`)
+	elementFact = regexp.MustCompile(`batch element (\d+): `)
+	eventFact   = regexp.MustCompile(`^(?:request|response) body: event (\d+): `)
+)
+
+// checkFacts checks that a -json finding carries as members the facts its
+// message states (issue 12, class 10).
+func checkFacts(t *testing.T, f finding) {
+	t.Helper()
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	if m := columnFact.FindStringSubmatch(f.Message); m != nil && f.Column != atoi(m[1]) {
+		t.Errorf("%q: column member %d", f.Message, f.Column)
+	}
+	if m := elementFact.FindStringSubmatch(f.Message); m != nil && f.Kind == kindInvalid && f.Element != atoi(m[1]) {
+		t.Errorf("%q: element member %d", f.Message, f.Element)
+	}
+	if m := eventFact.FindStringSubmatch(f.Message); m != nil && f.Kind == kindInvalid && f.Event != atoi(m[1]) {
+		t.Errorf("%q: event member %d", f.Message, f.Event)
+	}
+	for _, body := range []string{"request", "response"} {
+		if strings.HasPrefix(f.Message, body+" body: ") && f.Kind == kindInvalid && f.Body != body {
+			t.Errorf("%q: body member %q", f.Message, f.Body)
+		}
+	}
+	switch f.Kind {
+	case kindUnanswered:
+		if f.Request == nil || f.Request.Line != f.Line || f.Request.Entry != f.Entry || f.Method == "" {
+			t.Errorf("%q: request %+v, method %q", f.Message, f.Request, f.Method)
+		}
+	case kindTypeChanged, kindSpellingChanged, kindDuplicate, kindAnsweredTwice:
+		if f.Request == nil || f.Method == "" {
+			t.Errorf("%q: no request or method member", f.Message)
+		}
+	case kindUnsafeInteger, kindFractional:
+		if f.Number == nil {
+			t.Errorf("%q: no number member", f.Message)
+		}
+	case kindNullResponse:
+		if strings.Contains(f.Message, "likely the answer to") != (f.Request != nil) {
+			t.Errorf("%q: request member %+v", f.Message, f.Request)
+		}
+	}
+	if strings.Contains(f.Message, "direction markers") != (f.Hint != "") {
+		t.Errorf("%q: hint member %q", f.Message, f.Hint)
+	}
+	if strings.Contains(f.Message, "already answered at") && f.AnsweredLine+f.AnsweredEntry == 0 {
+		t.Errorf("%q: no answeredLine or answeredEntry", f.Message)
 	}
 }
