@@ -823,11 +823,21 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		if raw[0] == '-' {
 			bound = "below -2^63"
 		}
-		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, rmcp and the C# SDK reject it, and the Python SDK keeps it exactly", what, show(raw), bound))
+		// Python's json module reads an integer spelling as an exact int
+		// and any other spelling as a float.
+		python := "the Python SDK keeps it exactly"
+		if !isPlainInt(raw) {
+			python = "the Python SDK reads it as a float"
+		}
+		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, rmcp and the C# SDK reject it, and %s", what, show(raw), bound, python))
 		if facts.Float64Exact {
 			parts = append(parts, "float64 holds it exactly")
 		} else {
-			parts = append(parts, "it is not exactly representable as a float64 (JavaScript's JSON.parse reads it as "+facts.Float64+")")
+			readers := "JavaScript's JSON.parse reads"
+			if !isPlainInt(raw) {
+				readers = "JavaScript's JSON.parse and Python read"
+			}
+			parts = append(parts, "it is not exactly representable as a float64 ("+readers+" it as "+facts.Float64+")")
 		}
 	} else {
 		bound := "above 2^53-1"
