@@ -1,7 +1,6 @@
 package rpcid
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -42,7 +41,7 @@ func Parse(data []byte) (ID, error) {
 	if flt := v.scan(data); flt.err != nil {
 		return ID{}, newError("Parse", data, flt.off, flt.err, flt.detail)
 	}
-	return v.id(), nil
+	return v.id(data), nil
 }
 
 // MustParse is like Parse but panics if s cannot be parsed. It is meant for
@@ -69,7 +68,7 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	if flt := v.scan(data); flt.err != nil {
 		return newError("UnmarshalJSON", data, flt.off, flt.err, flt.detail)
 	}
-	*id = v.id()
+	*id = v.id(data)
 	return nil
 }
 
@@ -330,12 +329,17 @@ type fault struct {
 	detail string
 }
 
-// view is one scanned id, referring to the input bytes. id turns it into an
-// ID, allocating only what must outlive the input.
+// view is one scanned id. It refers to the input by byte offsets, never by
+// sub-slices, so that scanning does not let the input escape to the heap
+// (go build -gcflags=-m reports no leaking param for Parse and the methods
+// built on it). id turns it into an ID, allocating only what must outlive
+// the input.
 type view struct {
-	f   form
-	n   int64  // formInt, formIntString
-	raw []byte // formString: contents between the quotes; formNumber: text
+	f form
+	n int64 // formInt, formIntString
+	// raw is where in the input the contents between the quotes
+	// (formString) or the number's text (formNumber) are.
+	raw span
 	// esc reports whether raw (formString) holds escapes; declen is then the
 	// length in bytes of the decoded contents.
 	esc    bool
@@ -343,23 +347,31 @@ type view struct {
 	key    numberKey // formNumber
 }
 
+// span is the byte range [i, j) of the input.
+type span struct{ i, j int }
+
+func (s span) of(data []byte) []byte { return data[s.i:s.j] }
+
+func (s span) len() int { return s.j - s.i }
+
 // numberKey is the canonical spelling of a KindNumber: an optional minus
 // sign, the significant digits d1 followed by d2 (the digits before and after
 // the decimal point, without leading or trailing zeros), and, unless it is
 // 0, the exponent: -?[1-9]([0-9]*[1-9])?(e-?[1-9][0-9]*)?. Two numbers have
-// the same key exactly when they have the same mathematical value.
+// the same key exactly when they have the same mathematical value. d1 and d2
+// are spans of the input.
 type numberKey struct {
 	neg    bool
-	d1, d2 []byte
+	d1, d2 span
 	exp    int64
 }
 
-func (k *numberKey) appendTo(b []byte) []byte {
+func (k *numberKey) appendTo(b, data []byte) []byte {
 	if k.neg {
 		b = append(b, '-')
 	}
-	b = append(b, k.d1...)
-	b = append(b, k.d2...)
+	b = append(b, k.d1.of(data)...)
+	b = append(b, k.d2.of(data)...)
 	if k.exp != 0 {
 		b = append(b, 'e')
 		b = strconv.AppendInt(b, k.exp, 10)
@@ -367,13 +379,13 @@ func (k *numberKey) appendTo(b []byte) []byte {
 	return b
 }
 
-func (k *numberKey) writeTo(sb *strings.Builder) {
+func (k *numberKey) writeTo(sb *strings.Builder, data []byte) {
 	var buf [24]byte
 	if k.neg {
 		sb.WriteByte('-')
 	}
-	sb.Write(k.d1)
-	sb.Write(k.d2)
+	sb.Write(k.d1.of(data))
+	sb.Write(k.d2.of(data))
 	if k.exp != 0 {
 		sb.WriteByte('e')
 		sb.Write(strconv.AppendInt(buf[:0], k.exp, 10))
@@ -381,7 +393,7 @@ func (k *numberKey) writeTo(sb *strings.Builder) {
 }
 
 func (k *numberKey) len() int {
-	n := len(k.d1) + len(k.d2)
+	n := k.d1.len() + k.d2.len()
 	if k.neg {
 		n++
 	}
@@ -392,16 +404,17 @@ func (k *numberKey) len() int {
 	return n
 }
 
-// id returns the ID that v describes.
-func (v *view) id() ID {
+// id returns the ID that v describes; data is the input v was scanned from.
+func (v *view) id(data []byte) ID {
 	switch v.f {
 	case formString:
+		raw := v.raw.of(data)
 		if !v.esc {
-			return ID{s: string(v.raw), f: formString}
+			return ID{s: string(raw), f: formString}
 		}
 		var sb strings.Builder
 		sb.Grow(v.declen)
-		unescape(&sb, v.raw)
+		unescape(&sb, raw)
 		s := sb.String()
 		if n, ok := canonicalInt(s); ok {
 			return ID{n: n, f: formIntString}
@@ -409,10 +422,10 @@ func (v *view) id() ID {
 		return ID{s: s, f: formString}
 	case formNumber:
 		var sb strings.Builder
-		sb.Grow(len(v.raw) + v.key.len())
-		sb.Write(v.raw)
-		v.key.writeTo(&sb)
-		return ID{s: sb.String(), n: int64(len(v.raw)), f: formNumber}
+		sb.Grow(v.raw.len() + v.key.len())
+		sb.Write(v.raw.of(data))
+		v.key.writeTo(&sb, data)
+		return ID{s: sb.String(), n: int64(v.raw.len()), f: formNumber}
 	}
 	return ID{n: v.n, f: v.f}
 }
@@ -575,33 +588,32 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 		}
 	}
 	end := i
-	v.raw = data[start:end]
+	v.raw = span{start, end}
 
 	// The value is digits × 10^(exp - len(frac)), where digits is the
-	// integer spelled by int and frac together. Find its significant digits.
-	intDigits, fracDigits := data[intStart:intEnd], data[fracStart:fracEnd]
-	lo := firstNonZero(intDigits)
-	var d1, d2 []byte // significant digits: a tail of int, then a head of frac
-	if lo < len(intDigits) {
-		d1 = intDigits[lo:]
-		d2 = fracDigits
+	// integer spelled by int and frac together. Find its significant digits:
+	// d1, a tail of int, then d2, a head of frac.
+	var d1, d2 span
+	if lo := firstNonZero(data, intStart, intEnd); lo < intEnd {
+		d1 = span{lo, intEnd}
+		d2 = span{fracStart, fracEnd}
 	} else {
-		d2 = fracDigits[firstNonZero(fracDigits):]
+		d2 = span{firstNonZero(data, fracStart, fracEnd), fracEnd}
 	}
 	// Trailing zeros: strip them from d2, then (if d2 is empty) from d1.
 	tz := 0
-	if len(d2) > 0 {
-		n := lastNonZero(d2) + 1
-		tz = len(d2) - n
-		d2 = d2[:n]
+	if d2.len() > 0 {
+		n := lastNonZero(data, d2.i, d2.j) + 1
+		tz = d2.j - n
+		d2.j = n
 	}
-	scale := -int64(len(fracDigits)) + int64(tz)
-	if len(d2) == 0 && len(d1) > 0 {
-		n := lastNonZero(d1) + 1
-		scale += int64(len(d1) - n)
-		d1 = d1[:n]
+	scale := -int64(fracEnd-fracStart) + int64(tz)
+	if d2.len() == 0 && d1.len() > 0 {
+		n := lastNonZero(data, d1.i, d1.j) + 1
+		scale += int64(d1.j - n)
+		d1.j = n
 	}
-	if len(d1) == 0 && len(d2) == 0 {
+	if d1.len() == 0 && d2.len() == 0 {
 		// Zero, whatever the sign and exponent: -0, 0.0, 0e99999999999999999999.
 		v.f, v.n = formInt, 0
 		return end, fault{}
@@ -610,14 +622,14 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 	if e >= maxExponent || e <= -maxExponent {
 		return end, fault{ErrRange, expStart, "exponent of the value in lowest terms has 19 or more digits"}
 	}
-	nd := int64(len(d1) + len(d2))
+	nd := int64(d1.len() + d2.len())
 	if e >= 0 && nd+e <= 19 {
 		// An integer of at most 19 digits: it fits in a uint64.
 		var u uint64
-		for _, c := range d1 {
+		for _, c := range d1.of(data) {
 			u = u*10 + uint64(c-'0')
 		}
-		for _, c := range d2 {
+		for _, c := range d2.of(data) {
 			u = u*10 + uint64(c-'0')
 		}
 		for z := e; z > 0; z-- {
@@ -649,23 +661,23 @@ const maxExponent = 1_000_000_000_000_000_000
 // for every input shorter than 3×10^18 bytes.
 const expSaturated = 4 * maxExponent
 
-// firstNonZero returns the index of the first byte of b that is not '0',
-// or len(b).
-func firstNonZero(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] == '0' {
+// firstNonZero returns the index of the first byte of data[i:j] that is not
+// '0', or j.
+func firstNonZero(data []byte, i, j int) int {
+	for i < j && data[i] == '0' {
 		i++
 	}
 	return i
 }
 
-// lastNonZero returns the index of the last byte of b that is not '0', or -1.
-func lastNonZero(b []byte) int {
-	i := len(b) - 1
-	for i >= 0 && b[i] == '0' {
-		i--
+// lastNonZero returns the index of the last byte of data[i:j] that is not
+// '0', or i-1.
+func lastNonZero(data []byte, i, j int) int {
+	j--
+	for j >= i && data[j] == '0' {
+		j--
 	}
-	return i
+	return j
 }
 
 // scanString scans the JSON string whose opening quotation mark is at
@@ -679,11 +691,10 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 	// Fast path: printable ASCII without escapes.
 	i = skipPlain(data, i)
 	if i < len(data) && data[i] == '"' {
-		raw := data[start:i]
-		if n, ok := canonicalInt(raw); ok {
+		if n, ok := canonicalInt(data[start:i]); ok {
 			v.f, v.n = formIntString, n
 		} else {
-			v.f, v.raw, v.esc = formString, raw, false
+			v.f, v.raw, v.esc = formString, span{start, i}, false
 		}
 		return i + 1, fault{}
 	}
@@ -696,9 +707,9 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 		c := data[i]
 		switch {
 		case c == '"':
-			v.f, v.raw, v.esc, v.declen = formString, data[start:i], esc, declen
+			v.f, v.raw, v.esc, v.declen = formString, span{start, i}, esc, declen
 			if !esc {
-				if n, ok := canonicalInt(v.raw); ok {
+				if n, ok := canonicalInt(data[start:i]); ok {
 					v.f, v.n = formIntString, n
 				}
 			}
@@ -820,17 +831,34 @@ func readHex4(data []byte, i int) (rune, fault) {
 // JSON string between its quotation marks, to sb.
 func unescape(sb *strings.Builder, raw []byte) {
 	for i := 0; i < len(raw); {
-		j := bytes.IndexByte(raw[i:], '\\')
-		if j < 0 {
-			sb.Write(raw[i:])
+		j := indexBackslash(raw, i)
+		sb.Write(raw[i:j])
+		if j == len(raw) {
 			return
 		}
-		j += i
-		sb.Write(raw[i:j])
 		r, size, _ := readEscape(raw, j)
 		sb.WriteRune(r)
 		i = j + size
 	}
+}
+
+// indexBackslash returns the offset of the first reverse solidus at or after
+// data[i], or len(data). It is bytes.IndexByte written in Go, eight bytes a
+// step: the compiler must assume that an assembly function such as
+// bytes.IndexByte may write to its argument, and would then copy every
+// []byte(s) that a caller converts at the call to Parse.
+func indexBackslash(data []byte, i int) int {
+	const ones = 0x0101010101010101
+	for ; i+8 <= len(data); i += 8 {
+		b := binary.LittleEndian.Uint64(data[i:]) ^ ('\\' * ones) // a zero byte where data has '\\'
+		if (b-ones)&^b&(0x80*ones) != 0 {
+			break
+		}
+	}
+	for i < len(data) && data[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // skipComposite checks the object or array starting at data[i] and returns

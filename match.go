@@ -189,14 +189,14 @@ func (p *Pending[V]) TakeJSON(raw []byte) (sent ID, v V, ok bool) {
 		}
 	case formString:
 		if w.esc {
-			return p.Take(w.id())
+			return p.Take(w.id(raw))
 		}
-		if e, ok = p.strs[string(w.raw)]; ok {
+		if e, ok = p.strs[string(w.raw.of(raw))]; ok {
 			delete(p.strs, e.id.s)
 		}
 	case formNumber:
 		var buf [64]byte
-		k := w.key.appendTo(buf[:0])
+		k := w.key.appendTo(buf[:0], raw)
 		if e, ok = p.nums[string(k)]; ok {
 			delete(p.nums, e.id.s[e.id.n:])
 		}
