@@ -33,16 +33,7 @@ import (
 // Parse allocates nothing for null, integers, and strings written without
 // escapes that spell an int64 canonically; one string for other strings and
 // for KindNumber.
-func Parse(data []byte) (ID, error) {
-	if n, f := parseFast(data); f != formAbsent {
-		return ID{n: n, f: f}, nil
-	}
-	var v view
-	if flt := v.scan(data); flt.err != nil {
-		return ID{}, newError("Parse", data, flt.off, flt.err, flt.detail)
-	}
-	return v.id(data), nil
-}
+func Parse(data []byte) (ID, error) { return parse(data, "Parse") }
 
 // MustParse is like Parse but panics if s cannot be parsed. It is meant for
 // ids written in programs and tests.
@@ -60,16 +51,40 @@ func MustParse(s string) ID {
 // the ID absent. The error is an *Error (Func "UnmarshalJSON") wrapping the
 // sentinels listed at Parse.
 func (id *ID) UnmarshalJSON(data []byte) error {
+	x, err := parse(data, "UnmarshalJSON")
+	if err != nil {
+		return err
+	}
+	*id = x
+	return nil
+}
+
+// parse is Parse with fn, the name of the exported function, for errors. It
+// holds the fastest path itself, an integer or canonical integer string of
+// at most 8 digits, so that such an id costs one call; parseSlow does the
+// rest.
+func parse(data []byte, fn string) (ID, error) {
+	if len(data) == 4 && string(data) == "null" {
+		return ID{f: formNull}, nil
+	}
+	if s, f, neg := intText(data); uint(len(s))-1 < 8 {
+		if u, ok := eightDigits(load8(s)); ok {
+			return ID{n: negate(u, neg), f: f}, nil
+		}
+	}
+	return parseSlow(data, fn)
+}
+
+// parseSlow is parse after its fast path failed.
+func parseSlow(data []byte, fn string) (ID, error) {
 	if n, f := parseFast(data); f != formAbsent {
-		*id = ID{n: n, f: f}
-		return nil
+		return ID{n: n, f: f}, nil
 	}
 	var v view
 	if flt := v.scan(data); flt.err != nil {
-		return newError("UnmarshalJSON", data, flt.off, flt.err, flt.detail)
+		return ID{}, newError(fn, data, flt.off, flt.err, flt.detail)
 	}
-	*id = v.id(data)
-	return nil
+	return v.id(data), nil
 }
 
 // MarshalJSON returns the JSON spelling of id, as AppendJSON writes it. The
@@ -176,9 +191,8 @@ func FromAny(v any) (ID, error) {
 		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {
 			return ID{}, newError("FromAny", string(x), 0, ErrSyntax, "json.Number is not a JSON number")
 		}
-		id, err := Parse([]byte(x))
+		id, err := parse([]byte(x), "FromAny")
 		if err != nil {
-			err.(*Error).Func = "FromAny"
 			return ID{}, err
 		}
 		if k := id.Kind(); k != KindInt && k != KindNumber {
@@ -186,11 +200,7 @@ func FromAny(v any) (ID, error) {
 		}
 		return id, nil
 	case json.RawMessage:
-		id, err := Parse(x)
-		if err != nil {
-			err.(*Error).Func = "FromAny"
-		}
-		return id, err
+		return parse(x, "FromAny")
 	case int:
 		return Int(int64(x)), nil
 	case int8:
@@ -252,37 +262,85 @@ func parseFast(data []byte) (int64, form) {
 	if len(data) == 4 && string(data) == "null" {
 		return 0, formNull
 	}
-	f := formInt
-	s := data
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		f = formIntString
-		s = s[1 : len(s)-1]
-	}
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 19 || s[0] == '0' && (len(s) > 1 || neg && f == formIntString) {
+	s, f, neg := intText(data)
+	if len(s) == 0 || len(s) > 19 {
 		return 0, formAbsent
 	}
 	var u uint64
-	for _, c := range s {
-		c -= '0'
-		if c > 9 {
+	if len(s) <= 8 {
+		var ok bool
+		if u, ok = eightDigits(load8(s)); !ok {
 			return 0, formAbsent
 		}
-		u = u*10 + uint64(c) // at most 19 digits: no overflow
-	}
-	if neg {
-		if u > 1<<63 {
+	} else {
+		for _, c := range s {
+			c -= '0'
+			if c > 9 {
+				return 0, formAbsent
+			}
+			u = u*10 + uint64(c) // at most 19 digits: no overflow
+		}
+		if u > math.MaxInt64+neg {
 			return 0, formAbsent
 		}
-		return -int64(u), f
 	}
-	if u > math.MaxInt64 {
-		return 0, formAbsent
+	return negate(u, neg), f
+}
+
+// negate returns u as an int64, negated when neg is 1 (neg is 0 or 1), without
+// a branch: u ^ -1 + 1 is -u in two's complement.
+func negate(u, neg uint64) int64 { return int64(u ^ -neg + neg) }
+
+// intText finds the digits of an integer id spelled as parseFast accepts
+// it: data is -?[1-9][0-9]* or 0, or the same in quotation marks (f is then
+// formIntString). It returns the digits without the sign, or none (s empty)
+// when data cannot be such an id. neg is 1 for a minus sign, else 0. The
+// digits themselves are not checked.
+func intText(data []byte) (s []byte, f form, neg uint64) {
+	s, f = data, formInt
+	if len(s) > 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s, f = s[1:len(s)-1], formIntString
 	}
-	return int64(u), f
+	if len(s) > 1 && s[0] == '-' {
+		s, neg = s[1:], 1
+	}
+	if len(s)+int(neg) > 1 && s[0] == '0' {
+		return nil, f, 0 // a leading zero, -0 and "-0" take the general scanner
+	}
+	return s, f, neg
+}
+
+// load8 returns the bytes of s, which has 1 to 8 bytes, as the last bytes
+// of a little-endian word whose first bytes are '0': 01234567 for "1234567".
+func load8(s []byte) uint64 {
+	n := uint(len(s))
+	var x uint64
+	if n >= 4 {
+		// Two loads that overlap when n < 8: the overlapping bytes are
+		// equal, so OR keeps them.
+		x = uint64(binary.LittleEndian.Uint32(s)) | uint64(binary.LittleEndian.Uint32(s[n-4:]))<<(8*(n-4))
+	} else {
+		for i, c := range s {
+			x |= uint64(c) << (8 * i)
+		}
+	}
+	return x<<(64-8*n) | '0'*0x0101010101010101>>(8*n)
+}
+
+// eightDigits returns the value of x, eight bytes in little-endian order
+// (the first is the most significant digit), if every byte is an ASCII digit.
+// The conversion is D. Lemire's: pairs, then quadruples, then all eight
+// digits, each with one multiplication.
+func eightDigits(x uint64) (uint64, bool) {
+	const ones = 0x0101010101010101
+	// Each byte is 0x30..0x39 exactly when its high nibble is 3 and adding 6
+	// leaves it 3.
+	if x&(0xf0*ones)|(x+6*ones)&(0xf0*ones)>>4 != 0x33*ones {
+		return 0, false
+	}
+	x -= '0' * ones
+	x = x*10 + x>>8 // each even byte: two digits' value
+	return (x&0x000000ff000000ff*(100+1000000<<32) + x>>16&0x000000ff000000ff*(1+10000<<32)) >> 32, true
 }
 
 // canonicalInt reports whether s is the canonical decimal spelling of an

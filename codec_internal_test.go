@@ -2,6 +2,8 @@ package rpcid
 
 import (
 	"bytes"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -50,5 +52,60 @@ func TestIndexBackslash(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestFastPaths checks parse and parseFast, which read integers eight bytes
+// at a time, against the general scanner alone, on integers and integer
+// strings of every length from 0 to 21 digits with every byte value at every
+// position, with and without sign and quotation marks.
+func TestFastPaths(t *testing.T) {
+	general := func(data []byte) (ID, bool) {
+		var v view
+		if flt := v.scan(data); flt.err != nil {
+			return ID{}, false
+		}
+		return v.id(data), true
+	}
+	check := func(data []byte) {
+		want, wantOK := general(data)
+		got, err := parse(data, "Parse")
+		if got != want || (err == nil) != wantOK {
+			t.Fatalf("parse(%q) = %v, %v; the general scanner gives %v, ok %v", data, got, err, want, wantOK)
+		}
+		n, f := parseFast(data)
+		if f != formAbsent && (!wantOK || (ID{n: n, f: f}) != want) {
+			t.Fatalf("parseFast(%q) = %d, %v; the general scanner gives %v, ok %v", data, n, f, want, wantOK)
+		}
+		// Every canonical integer, bare or quoted, takes the fast path (but
+		// -0, which is 0 spelled otherwise).
+		canon := strconv.FormatInt(want.n, 10)
+		if f == formAbsent && (want.f == formInt && string(data) == canon || want.f == formIntString && string(data) == `"`+canon+`"`) {
+			t.Fatalf("parseFast(%q) refused a canonical integer", data)
+		}
+	}
+	const digits = "9223372036854775807999"
+	for n := 0; n <= 21; n++ {
+		for _, prefix := range []string{"", "-", `"`, `"-`, "0", "-0"} {
+			suffix := ""
+			if strings.HasPrefix(prefix, `"`) {
+				suffix = `"`
+			}
+			for _, body := range []string{digits[:n], strings.Repeat("1", n), strings.Repeat("0", n), "9223372036854775808"[:min(n, 19)]} {
+				data := []byte(prefix + body + suffix)
+				check(data)
+				for pos := range data {
+					orig := data[pos]
+					for c := 0; c < 256; c++ {
+						data[pos] = byte(c)
+						check(data)
+					}
+					data[pos] = orig
+				}
+			}
+		}
+	}
+	for _, s := range []string{"null", "nul", "nulll", `""`, `"`, `"-"`, "-", "", `"0"`, `"-0"`, "-0", `"00"`, "1e3", "1.0"} {
+		check([]byte(s))
 	}
 }
