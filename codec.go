@@ -93,7 +93,7 @@ func parseSlow(data []byte, fn string) (ID, error) {
 // or a pointer.
 func (id ID) MarshalJSON() ([]byte, error) {
 	if id.f == formAbsent {
-		return nil, &Error{Func: "MarshalJSON", Offset: -1, Err: ErrType, detail: "absent id has no JSON value"}
+		return nil, idError("MarshalJSON", id, ErrType, "no JSON value (leave the member out with omitzero, or use a pointer)")
 	}
 	return id.AppendJSON(nil), nil
 }
