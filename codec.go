@@ -14,8 +14,8 @@ import (
 // Parse parses data, the JSON text of one id, as it appears as the value of
 // an "id" member: one JSON value (RFC 8259 section 3) with optional JSON
 // whitespace (space, tab, line feed, carriage return; section 2) before and
-// after it. Parse neither retains nor modifies data, so the compiler passes
-// Parse([]byte(s)) the bytes of s without copying them (issue 11).
+// after it. Parse neither retains nor modifies data, so that the compiler
+// can pass Parse([]byte(s)) the bytes of s without copying them (issue 11).
 //
 // The kind follows the rule in the package documentation: null is KindNull;
 // a number with an exact integer value within int64 is KindInt, however it is
