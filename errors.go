@@ -142,8 +142,8 @@ func newError[T string | []byte](fn string, input T, off int, sentinel error, de
 }
 
 // idError builds an *Error about an ID given to fn, which Input holds in
-// its JSON spelling: at most its first 64 bytes, cut before a UTF-8
-// sequence rather than inside it; "" for the absent id.
+// its JSON spelling: a copy of at most its first 64 bytes, cut before a
+// UTF-8 sequence rather than inside it; "" for the absent id.
 func idError(fn string, id ID, sentinel error, detail string) *Error {
 	s := ""
 	if id.f != formAbsent {
@@ -155,7 +155,8 @@ func idError(fn string, id ID, sentinel error, detail string) *Error {
 		for n > 0 && !utf8.RuneStart(s[n]) {
 			n--
 		}
-		s = strings.Clone(s[:n])
+		s = s[:n]
 	}
-	return &Error{Func: fn, Input: s, Offset: -1, Err: sentinel, detail: detail, truncated: truncated, id: true}
+	// strings.Clone: the spelling of a KindNumber is a substring of the ID's.
+	return &Error{Func: fn, Input: strings.Clone(s), Offset: -1, Err: sentinel, detail: detail, truncated: truncated, id: true}
 }
