@@ -61,17 +61,17 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 }
 
 // parse is Parse with fn, the name of the exported function, for errors. It
-// holds the fastest path itself, an integer or canonical integer string of
-// at most 8 digits, so that such an id costs one call; parseSlow does the
-// rest.
+// holds the fastest paths itself, an integer or canonical integer string of
+// at most 8 digits and null, so that such an id costs one call; parseSlow
+// does the rest.
 func parse(data []byte, fn string) (ID, error) {
-	if len(data) == 4 && string(data) == "null" {
-		return ID{f: formNull}, nil
-	}
 	if s, f, neg := intText(data); uint(len(s))-1 < 8 {
 		if u, ok := eightDigits(load8(s)); ok {
 			return ID{n: negate(u, neg), f: f}, nil
 		}
+	}
+	if len(data) == 4 && string(data) == "null" {
+		return ID{f: formNull}, nil
 	}
 	return parseSlow(data, fn)
 }
