@@ -66,7 +66,13 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 // does the rest.
 func parse(data []byte, fn string) (ID, error) {
 	if s, f, neg := intText(data); uint(len(s))-1 < 8 {
-		if u, ok := eightDigits(load8(s)); ok {
+		var x uint64
+		if len(s) >= 4 {
+			x = load8(s)
+		} else {
+			x = load3(s)
+		}
+		if u, ok := eightDigits(x, len(s)); ok {
 			return ID{n: negate(u, neg), f: f}, nil
 		}
 	}
@@ -269,8 +275,14 @@ func parseFast(data []byte) (int64, form) {
 	}
 	var u uint64
 	if len(s) <= 8 {
+		var x uint64
+		if len(s) >= 4 {
+			x = load8(s)
+		} else {
+			x = load3(s)
+		}
 		var ok bool
-		if u, ok = eightDigits(load8(s)); !ok {
+		if u, ok = eightDigits(x, len(s)); !ok {
 			return 0, formAbsent
 		}
 	} else {
@@ -311,36 +323,37 @@ func intText(data []byte) (s []byte, f form, neg uint64) {
 	return s, f, neg
 }
 
-// load8 returns the bytes of s, which has 1 to 8 bytes, as the last bytes
-// of a little-endian word whose first bytes are '0': 01234567 for "1234567".
+// load8 returns the bytes of s, which has 4 to 8 bytes, as a little-endian
+// word: two loads that overlap when s is shorter than 8 bytes, where the
+// overlapping bytes are equal, so OR keeps them.
 func load8(s []byte) uint64 {
 	n := uint(len(s))
-	var x uint64
-	if n >= 4 {
-		// Two loads that overlap when n < 8: the overlapping bytes are
-		// equal, so OR keeps them.
-		x = uint64(binary.LittleEndian.Uint32(s)) | uint64(binary.LittleEndian.Uint32(s[n-4:]))<<(8*(n-4))
-	} else {
-		for i, c := range s {
-			x |= uint64(c) << (8 * i)
-		}
-	}
-	return x<<(64-8*n) | '0'*0x0101010101010101>>(8*n)
+	return uint64(binary.LittleEndian.Uint32(s)) | uint64(binary.LittleEndian.Uint32(s[n-4:]))<<(8*(n-4))
 }
 
-// eightDigits returns the value of x, eight bytes in little-endian order
-// (the first is the most significant digit), if every byte is an ASCII digit.
-// The conversion is D. Lemire's: pairs, then quadruples, then all eight
-// digits, each with one multiplication.
-func eightDigits(x uint64) (uint64, bool) {
+// load3 returns the bytes of s, which has 1 to 3 bytes, as a little-endian
+// word: three loads, which for 1 or 2 bytes read some byte twice, into the
+// same place.
+func load3(s []byte) uint64 {
+	n := uint(len(s))
+	return uint64(s[0]) | uint64(s[n/2])<<(8*(n/2)) | uint64(s[n-1])<<(8*(n-1))
+}
+
+// eightDigits returns the value of the n digits (1 to 8) in x, as load3 or
+// load8 returned them, if they are all ASCII digits. It puts them last in an
+// eight-byte little-endian word after leading '0's (01234567 for "1234567")
+// and converts that with D. Lemire's method: pairs of digits, then
+// quadruples, then all eight, each step with one multiplication.
+func eightDigits(x uint64, n int) (uint64, bool) {
 	const ones = 0x0101010101010101
+	x = x<<(64-8*n) | '0'*ones>>(8*n)
 	// Each byte is 0x30..0x39 exactly when its high nibble is 3 and adding 6
 	// leaves it 3.
 	if x&(0xf0*ones)|(x+6*ones)&(0xf0*ones)>>4 != 0x33*ones {
 		return 0, false
 	}
 	x -= '0' * ones
-	x = x*10 + x>>8 // each even byte: two digits' value
+	x = x*10 + x>>8 // bytes 0, 2, 4, 6: the value of two digits
 	return (x&0x000000ff000000ff*(100+1000000<<32) + x>>16&0x000000ff000000ff*(1+10000<<32)) >> 32, true
 }
 
