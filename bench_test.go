@@ -107,11 +107,7 @@ func benchInterleaved(b *testing.B, in []byte) {
 		tp, ts, tj = append(tp, t1.Sub(t0)), append(ts, t2.Sub(t1)), append(tj, t3.Sub(t2))
 	}
 	sinkID, sinkInt, sinkErr = id, n, err
-	median := func(d []time.Duration, calls int) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2]) / float64(calls)
-	}
-	p, s, j := median(tp, turn), median(ts, turn), median(tj, jsonTurn)
+	p, s, j := medianPerCall(tp, turn), medianPerCall(ts, turn), medianPerCall(tj, jsonTurn)
 	b.ReportMetric(p, "Parse-ns")
 	b.ReportMetric(s, "ParseInt-ns")
 	b.ReportMetric(j, "Unmarshal-ns")
@@ -145,7 +141,44 @@ func BenchmarkParse(b *testing.B) {
 				sinkErr = json.Unmarshal(bm.in, &sinkAny)
 			}
 		})
+		b.Run(bm.name+"/interleaved", func(b *testing.B) { benchParseInterleaved(b, bm.in) })
 	}
+}
+
+// benchParseInterleaved is benchInterleaved without strconv: Parse and
+// json.Unmarshal of in, in turns of 256 and 32 calls. It reports Parse-ns,
+// Unmarshal-ns and Unmarshal-x.
+func benchParseInterleaved(b *testing.B, in []byte) {
+	const turn, jsonTurn = 256, 32
+	var tp, tj []time.Duration
+	var (
+		id  rpcid.ID
+		err error
+	)
+	for i := 0; i < b.N; i += turn {
+		t0 := time.Now()
+		for range turn {
+			id, err = rpcid.Parse(in)
+		}
+		t1 := time.Now()
+		for range jsonTurn {
+			err = json.Unmarshal(in, &sinkAny)
+		}
+		t2 := time.Now()
+		tp, tj = append(tp, t1.Sub(t0)), append(tj, t2.Sub(t1))
+	}
+	sinkID, sinkErr = id, err
+	p, j := medianPerCall(tp, turn), medianPerCall(tj, jsonTurn)
+	b.ReportMetric(p, "Parse-ns")
+	b.ReportMetric(j, "Unmarshal-ns")
+	b.ReportMetric(j/p, "Unmarshal-x")
+}
+
+// medianPerCall returns the median of d, the times of turns of calls, per
+// call in nanoseconds. It sorts d.
+func medianPerCall(d []time.Duration, calls int) float64 {
+	slices.Sort(d)
+	return float64(d[len(d)/2]) / float64(calls)
 }
 
 func BenchmarkEqual(b *testing.B) {
@@ -233,6 +266,42 @@ func BenchmarkTakeJSON(b *testing.B) {
 			}
 		})
 	}
+	b.Run("int/interleaved", func(b *testing.B) {
+		// Both of the int rows above in turns of 256, as benchInterleaved
+		// does: Pending-ns, Map-ns and their ratio Map-x.
+		const turn = 256
+		var p rpcid.Pending[int]
+		fillPending(&p)
+		m := map[int64]pendingValue{}
+		for i := range 100 {
+			m[int64(i)] = pendingValue{rpcid.Int(int64(i)), i}
+		}
+		var tp, tm []time.Duration
+		ok := false
+		for i := 0; i < b.N; i += turn {
+			t0 := time.Now()
+			for j := range turn {
+				_ = p.Add(rpcid.Int(1234567), j)
+				_, _, ok = p.TakeJSON(intJSON)
+			}
+			t1 := time.Now()
+			for j := range turn {
+				m[1234567] = pendingValue{rpcid.Int(1234567), j}
+				n, err := strconv.ParseInt(string(intJSON), 10, 64)
+				if err == nil {
+					_, ok = m[n]
+					delete(m, n)
+				}
+			}
+			t2 := time.Now()
+			tp, tm = append(tp, t1.Sub(t0)), append(tm, t2.Sub(t1))
+		}
+		sinkBool = ok
+		pn, mn := medianPerCall(tp, turn), medianPerCall(tm, turn)
+		b.ReportMetric(pn, "Pending-ns")
+		b.ReportMetric(mn, "Map-ns")
+		b.ReportMetric(pn/mn, "Map-x")
+	})
 	b.Run("int/map-int64+strconv", func(b *testing.B) {
 		m := map[int64]pendingValue{}
 		for i := range 100 {

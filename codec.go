@@ -61,10 +61,13 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 }
 
 // parse is Parse with fn, the name of the exported function, for errors. It
-// holds the fastest paths itself, an integer or canonical integer string of
-// at most 8 digits and null, so that such an id costs one call; parseSlow
+// holds the fastest paths itself, null and an integer or canonical integer
+// string of at most 8 digits, so that such an id costs one call; parseSlow
 // does the rest.
 func parse(data []byte, fn string) (ID, error) {
+	if len(data) == 4 && string(data) == "null" {
+		return ID{f: formNull}, nil
+	}
 	if s, f, neg := intText(data); uint(len(s))-1 < 8 {
 		var x uint64
 		if len(s) >= 4 {
@@ -75,9 +78,6 @@ func parse(data []byte, fn string) (ID, error) {
 		if u, ok := eightDigits(x, len(s)); ok {
 			return ID{n: negate(u, neg), f: f}, nil
 		}
-	}
-	if len(data) == 4 && string(data) == "null" {
-		return ID{f: formNull}, nil
 	}
 	return parseSlow(data, fn)
 }
