@@ -78,6 +78,10 @@ func parse(data []byte, fn string) (ID, error) {
 		if u, ok := eightDigits(x, len(s)); ok {
 			return ID{n: negate(u, neg), f: f}, nil
 		}
+	} else if uint(len(s))-1 < 19 {
+		if u, ok := digits(s, neg); ok {
+			return ID{n: negate(u, neg), f: f}, nil
+		}
 	}
 	return parseSlow(data, fn)
 }
@@ -270,34 +274,35 @@ func parseFast(data []byte) (int64, form) {
 		return 0, formNull
 	}
 	s, f, neg := intText(data)
-	if len(s) == 0 || len(s) > 19 {
+	if uint(len(s))-1 >= 19 {
 		return 0, formAbsent
 	}
-	var u uint64
-	if len(s) <= 8 {
-		var x uint64
-		if len(s) >= 4 {
-			x = load8(s)
-		} else {
-			x = load3(s)
-		}
-		var ok bool
-		if u, ok = eightDigits(x, len(s)); !ok {
-			return 0, formAbsent
-		}
-	} else {
-		for _, c := range s {
-			c -= '0'
-			if c > 9 {
-				return 0, formAbsent
-			}
-			u = u*10 + uint64(c) // at most 19 digits: no overflow
-		}
-		if u > math.MaxInt64+neg {
-			return 0, formAbsent
-		}
+	u, ok := digits(s, neg)
+	if !ok {
+		return 0, formAbsent
 	}
 	return negate(u, neg), f
+}
+
+// digits returns the value of s, 1 to 19 bytes, and true if every byte is
+// an ASCII digit and the value is at most math.MaxInt64+neg (neg is 0 or 1,
+// for a minus sign). It reads eight digits at a time: first the 1 to 8 that
+// leave a multiple of 8, then blocks of 8.
+func digits(s []byte, neg uint64) (uint64, bool) {
+	head := (len(s)-1)%8 + 1
+	var x uint64
+	if head >= 4 {
+		x = load8(s[:head])
+	} else {
+		x = load3(s[:head])
+	}
+	u, ok := eightDigits(x, head)
+	for s = s[head:]; len(s) >= 8 && ok; s = s[8:] {
+		var v uint64
+		v, ok = eightDigits(binary.LittleEndian.Uint64(s), 8)
+		u = u*1e8 + v // at most 19 digits: below 2^64
+	}
+	return u, ok && u <= math.MaxInt64+neg
 }
 
 // negate returns u as an int64, negated when neg is 1 (neg is 0 or 1), without
