@@ -8,6 +8,8 @@
 //	rpcid eq A B
 //	rpcid key ID
 //	rpcid vectors
+//	rpcid proxy [-listen ADDR] [-v] URL
+//	rpcid proxy [-v] -- COMMAND [ARG ...]
 //
 // # check
 //
@@ -99,6 +101,14 @@
 //
 // Vectors prints the conformance vectors file (testdata/vectors.json of the
 // module), which other SDKs can run against their own id handling.
+//
+// # proxy
+//
+// Proxy restores response ids for a client that cannot be changed: it runs
+// in front of a gateway reached over HTTP, or in front of a stdio server it
+// starts, and writes each response id that is Equal to a request id the
+// client sent, but spelled differently, back as the client sent it. Run
+// "rpcid proxy -h" for its usage, flags and exit statuses.
 package main
 
 import (
@@ -119,6 +129,10 @@ const usageText = `usage:
   rpcid eq A B                     are two JSON ids equal under the rule, and why
   rpcid key ID                     kind, canonical key and JSON spelling of an id
   rpcid vectors                    print the conformance vectors (JSON)
+  rpcid proxy [-listen ADDR] [-v] URL
+  rpcid proxy [-v] -- COMMAND [ARG ...]
+                                   restore response ids for an unchanged client,
+                                   over HTTP or stdio ("rpcid proxy -h")
 
 Ids are JSON text: quote strings for the shell, as in rpcid eq '"01"' 1.
 Run "go doc github.com/rpcid/rpcid/cmd/rpcid" for details.
@@ -141,6 +155,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runKey(args[1:], stdout, stderr)
 	case "vectors":
 		return runVectors(args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0
