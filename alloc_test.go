@@ -190,20 +190,20 @@ func TestNoAllocs(t *testing.T) {
 		if got != 0 {
 			t.Errorf("TakeJSON([]byte(%q)) matching nothing: %v allocs, want 0", s, got)
 		}
-		// TakeJSONMatch: the same, for Matched and NotPending (issue 13).
+		// TakeJSONMatch: the same, for MatchTaken and MatchNotPending (issue 13).
 		got = testing.AllocsPerRun(100, func() {
 			if err := p.Add(tt.sent, 1); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.Matched {
-				t.Fatalf("TakeJSONMatch(%s) = %v, want matched", s, m)
+			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.MatchTaken {
+				t.Fatalf("TakeJSONMatch(%s) = %v, want taken", s, m)
 			}
 		})
 		if got != 0 {
 			t.Errorf("Add(%v)+TakeJSONMatch([]byte(%q)): %v allocs, want 0", tt.sent, s, got)
 		}
 		got = testing.AllocsPerRun(100, func() {
-			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.NotPending {
+			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.MatchNotPending {
 				t.Fatalf("TakeJSONMatch(%s) = %v, want not pending", s, m)
 			}
 		})
@@ -215,7 +215,7 @@ func TestNoAllocs(t *testing.T) {
 	fillPending(&p)
 	for _, s := range []string{`null`, " null\n", strings.Repeat(" ", 40) + `null`} {
 		got := testing.AllocsPerRun(100, func() {
-			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.NullID {
+			if _, _, m, _ := p.TakeJSONMatch([]byte(s)); m != rpcid.MatchNullID {
 				t.Fatalf("TakeJSONMatch(%s) = %v, want null id", s, m)
 			}
 		})

@@ -141,18 +141,18 @@ func ExamplePending_TakeJSONMatch() {
 	for _, raw := range []string{`"1"`, `"1"`, `null`, `"01"`, `[1]`} {
 		sent, method, m, err := inFlight.TakeJSONMatch([]byte(raw))
 		switch m {
-		case rpcid.Matched:
+		case rpcid.MatchTaken:
 			fmt.Printf("%-4s %v: answers %s, sent as %v\n", raw, m, method, sent)
-		case rpcid.NotPending:
+		case rpcid.MatchNotPending:
 			fmt.Printf("%-4s %v: answered already, never sent, or changed in transit\n", raw, m)
-		case rpcid.NullID:
+		case rpcid.MatchNullID:
 			fmt.Printf("%-4s %v: the server could not read a request; fail what it may be\n", raw, m)
-		case rpcid.InvalidID:
+		case rpcid.MatchInvalidID:
 			fmt.Printf("%-4s %v: %v\n", raw, m, err)
 		}
 	}
 	// Output:
-	// "1"  matched: answers tools/list, sent as 1
+	// "1"  taken: answers tools/list, sent as 1
 	// "1"  not pending: answered already, never sent, or changed in transit
 	// null null id: the server could not read a request; fail what it may be
 	// "01" not pending: answered already, never sent, or changed in transit

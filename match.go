@@ -184,7 +184,7 @@ func (p *Pending[V]) Take(id ID) (sent ID, v V, ok bool) {
 // at most 64 bytes long, whether or not a request matches.
 func (p *Pending[V]) TakeJSON(raw []byte) (sent ID, v V, ok bool) {
 	sent, v, m, _ := p.takeJSON(raw)
-	return sent, v, m == Matched
+	return sent, v, m == MatchTaken
 }
 
 // A Match is what Pending.TakeJSONMatch found for a response id.
@@ -192,26 +192,27 @@ type Match uint8
 
 // The outcomes of Pending.TakeJSONMatch. The zero Match is none of them.
 const (
-	// Matched: the id is Equal to the id of a pending request, which is
+	// MatchTaken: the id is Equal to the id of a pending request, which is
 	// removed from the table and returned.
-	Matched Match = iota + 1
-	// NotPending: the id is valid and not null, and no pending request's id
-	// is Equal to it: the request was answered or never sent, or the id was
-	// changed in transit into a form the rule does not equate (such as "01"
-	// for 1). The table is unchanged.
-	NotPending
-	// NullID: the id is null. A server answers with a null id when it could
-	// not read the request's id (JSON-RPC 2.0 section 5: a parse error or an
-	// invalid request), so no request can be matched. The table is unchanged.
-	NullID
-	// InvalidID: the text is not a valid id (see Parse), and the error says
-	// why. The table is unchanged.
-	InvalidID
+	MatchTaken Match = iota + 1
+	// MatchNotPending: the id is valid and not null, and no pending
+	// request's id is Equal to it: the request was answered or never sent,
+	// or the id was changed in transit into a form the rule does not equate
+	// (such as "01" for 1). The table is unchanged.
+	MatchNotPending
+	// MatchNullID: the id is null. A server answers with a null id when it
+	// could not read the request's id (JSON-RPC 2.0 section 5: a parse error
+	// or an invalid request), so no request can be matched. The table is
+	// unchanged.
+	MatchNullID
+	// MatchInvalidID: the text is not a valid id (see Parse), and the error
+	// says why. The table is unchanged.
+	MatchInvalidID
 )
 
-var matchNames = [...]string{"Match(0)", "matched", "not pending", "null id", "invalid id"}
+var matchNames = [...]string{"Match(0)", "taken", "not pending", "null id", "invalid id"}
 
-// String returns "matched", "not pending", "null id" or "invalid id", or
+// String returns "taken", "not pending", "null id" or "invalid id", or
 // "Match(N)" for a value outside the constants.
 func (m Match) String() string {
 	if int(m) < len(matchNames) {
@@ -222,20 +223,22 @@ func (m Match) String() string {
 
 // TakeJSONMatch is TakeJSON that also says why nothing was taken, from the
 // one scan of raw:
-//   - Matched: sent and v are the request's id, exactly as added, and value,
-//     and the request is removed;
-//   - NotPending: a valid id that is not null matches no pending request;
-//   - NullID: raw is null, with optional whitespace around it;
-//   - InvalidID: raw is not a valid id, and err is an *Error (Func
+//   - MatchTaken: sent and v are the request's id, exactly as added, and
+//     value, and the request is removed;
+//   - MatchNotPending: a valid id that is not null matches no pending
+//     request;
+//   - MatchNullID: raw is null, with optional whitespace around it;
+//   - MatchInvalidID: raw is not a valid id, and err is an *Error (Func
 //     "Pending.TakeJSONMatch") wrapping the sentinels listed at Parse.
 //
-// err is nil for the other outcomes, and sent and v are then the zero ID
-// and the zero V. raw is not retained. TakeJSONMatch allocates exactly as
-// TakeJSON does for Matched and NotPending, and nothing for NullID; only
-// InvalidID allocates, for its error.
+// For every outcome but MatchTaken, sent and v are the zero ID and the zero
+// V; err is nil for every outcome but MatchInvalidID. raw is not retained.
+// TakeJSONMatch allocates exactly as TakeJSON does for MatchTaken and
+// MatchNotPending, and nothing for MatchNullID; only MatchInvalidID
+// allocates, for its error.
 func (p *Pending[V]) TakeJSONMatch(raw []byte) (sent ID, v V, m Match, err error) {
 	sent, v, m, flt := p.takeJSON(raw)
-	if m == InvalidID {
+	if m == MatchInvalidID {
 		err = newError("Pending.TakeJSONMatch", raw, flt.off, flt.err, flt.detail)
 	}
 	return sent, v, m, err
@@ -253,15 +256,15 @@ func (p *Pending[V]) takeJSON(raw []byte) (sent ID, v V, m Match, flt fault) {
 		}
 		return e.id, e.v, found(ok), fault{}
 	case formNull:
-		return ID{}, v, NullID, fault{}
+		return ID{}, v, MatchNullID, fault{}
 	}
 	var w view
 	if flt := w.scan(raw); flt.err != nil {
-		return ID{}, v, InvalidID, flt
+		return ID{}, v, MatchInvalidID, flt
 	}
 	switch w.f {
 	case formNull:
-		return ID{}, v, NullID, fault{}
+		return ID{}, v, MatchNullID, fault{}
 	case formInt, formIntString:
 		if e, ok = p.ints[w.n]; ok {
 			delete(p.ints, w.n)
@@ -286,9 +289,9 @@ func (p *Pending[V]) takeJSON(raw []byte) (sent ID, v V, m Match, flt fault) {
 
 func found(ok bool) Match {
 	if ok {
-		return Matched
+		return MatchTaken
 	}
-	return NotPending
+	return MatchNotPending
 }
 
 // Len returns the number of pending requests.

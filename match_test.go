@@ -298,30 +298,30 @@ func TestTakeJSONMatch(t *testing.T) {
 	tests := []struct {
 		raw      string
 		want     rpcid.Match
-		sent     rpcid.ID // for Matched
-		sentinel error    // for InvalidID
+		sent     rpcid.ID // for MatchTaken
+		sentinel error    // for MatchInvalidID
 	}{
-		{`7`, rpcid.Matched, rpcid.Int(7), nil},
-		{`"7"`, rpcid.Matched, rpcid.Int(7), nil},
-		{` 7.0 `, rpcid.Matched, rpcid.Int(7), nil},
-		{`"abc"`, rpcid.Matched, rpcid.String("abc"), nil},
-		{`"a\u0062c"`, rpcid.Matched, rpcid.String("abc"), nil},
-		{`15e-1`, rpcid.Matched, rpcid.MustParse(`1.5`), nil},
-		{`8`, rpcid.NotPending, rpcid.ID{}, nil},
-		{`"07"`, rpcid.NotPending, rpcid.ID{}, nil},
-		{`"abd"`, rpcid.NotPending, rpcid.ID{}, nil},
-		{`"a\u0062d"`, rpcid.NotPending, rpcid.ID{}, nil},
-		{`1.25`, rpcid.NotPending, rpcid.ID{}, nil},
-		{`null`, rpcid.NullID, rpcid.ID{}, nil},
-		{" \tnull\n", rpcid.NullID, rpcid.ID{}, nil},
-		{``, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrSyntax},
-		{`07`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrSyntax},
-		{`"null`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrSyntax},
-		{`nul`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrSyntax},
-		{`true`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrType},
-		{`{"id":7}`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrType},
-		{`"\ud800"`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrInvalidUTF8},
-		{`1e1000000000000000000`, rpcid.InvalidID, rpcid.ID{}, rpcid.ErrRange},
+		{`7`, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{`"7"`, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{` 7.0 `, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{`"abc"`, rpcid.MatchTaken, rpcid.String("abc"), nil},
+		{`"a\u0062c"`, rpcid.MatchTaken, rpcid.String("abc"), nil},
+		{`15e-1`, rpcid.MatchTaken, rpcid.MustParse(`1.5`), nil},
+		{`8`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"07"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"abd"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"a\u0062d"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`1.25`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`null`, rpcid.MatchNullID, rpcid.ID{}, nil},
+		{" \tnull\n", rpcid.MatchNullID, rpcid.ID{}, nil},
+		{``, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`07`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`"null`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`nul`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`true`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrType},
+		{`{"id":7}`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrType},
+		{`"\ud800"`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrInvalidUTF8},
+		{`1e1000000000000000000`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrRange},
 	}
 	fill := func() *rpcid.Pending[int] {
 		p := new(rpcid.Pending[int])
@@ -339,7 +339,7 @@ func TestTakeJSONMatch(t *testing.T) {
 			t.Errorf("TakeJSONMatch(%#q) = %v, %d, %v, %v; want %v, %v", tt.raw, sent, v, m, err, tt.sent, tt.want)
 		}
 		wantLen := 3
-		if tt.want == rpcid.Matched {
+		if tt.want == rpcid.MatchTaken {
 			wantLen = 2
 			if v == 0 {
 				t.Errorf("TakeJSONMatch(%#q): value %d, want the request's", tt.raw, v)
@@ -350,7 +350,7 @@ func TestTakeJSONMatch(t *testing.T) {
 		if p.Len() != wantLen {
 			t.Errorf("TakeJSONMatch(%#q) left Len %d, want %d", tt.raw, p.Len(), wantLen)
 		}
-		if tt.want == rpcid.InvalidID {
+		if tt.want == rpcid.MatchInvalidID {
 			var e *rpcid.Error
 			_, parseErr := rpcid.Parse([]byte(tt.raw))
 			if !errors.As(err, &e) || !errors.Is(err, tt.sentinel) || e.Func != "Pending.TakeJSONMatch" || e.Offset != parseErr.(*rpcid.Error).Offset {
@@ -362,11 +362,11 @@ func TestTakeJSONMatch(t *testing.T) {
 		// TakeJSON says only whether it took.
 		q := fill()
 		sent2, v2, ok := q.TakeJSON([]byte(tt.raw))
-		if ok != (tt.want == rpcid.Matched) || sent2 != sent || v2 != v || q.Len() != wantLen {
+		if ok != (tt.want == rpcid.MatchTaken) || sent2 != sent || v2 != v || q.Len() != wantLen {
 			t.Errorf("TakeJSON(%#q) = %v, %d, %v with Len %d; TakeJSONMatch gave %v, %d, %v", tt.raw, sent2, v2, ok, q.Len(), sent, v, m)
 		}
 	}
-	for m, want := range map[rpcid.Match]string{0: "Match(0)", rpcid.Matched: "matched", rpcid.NotPending: "not pending", rpcid.NullID: "null id", rpcid.InvalidID: "invalid id", 9: "Match(9)"} {
+	for m, want := range map[rpcid.Match]string{0: "Match(0)", rpcid.MatchTaken: "taken", rpcid.MatchNotPending: "not pending", rpcid.MatchNullID: "null id", rpcid.MatchInvalidID: "invalid id", 9: "Match(9)"} {
 		if got := m.String(); got != want {
 			t.Errorf("Match(%d).String() = %q, want %q", m, got, want)
 		}
