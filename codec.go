@@ -68,7 +68,11 @@ func parse(data []byte, fn string) (ID, error) {
 	if len(data) == 4 && string(data) == "null" {
 		return ID{f: formNull}, nil
 	}
-	if s, f, neg := intText(data); uint(len(s))-1 < 8 {
+	s, f, neg := data, formInt, uint64(0)
+	if len(data) == 0 || data[0]-'1' > 8 {
+		s, f, neg = intText(data) // not a bare positive integer
+	}
+	if uint(len(s))-1 < 8 {
 		var x uint64
 		if len(s) >= 4 {
 			x = load8(s)
