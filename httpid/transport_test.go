@@ -1176,3 +1176,28 @@ func TestTransportLongBodyNotHeld(t *testing.T) {
 		t.Fatal("the start of the body did not arrive within 5 s")
 	}
 }
+
+// TestTransportStreamedJSONEndsExchange checks that an application/json body
+// of unknown length ends its exchange when it ends: a failed one forgets its
+// unanswered ids, a successful one keeps them as orphans.
+func TestTransportStreamedJSONEndsExchange(t *testing.T) {
+	for _, tt := range []struct {
+		status, left int
+	}{{http.StatusOK, 1}, {http.StatusInternalServerError, 0}} {
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(tt.status)
+			w.(http.Flusher).Flush() // no Content-Length
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"9","result":{}}`)
+		})
+		tr := &httpid.Transport{}
+		_, got := post(t, newClient(tr), s.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+		if got != `{"jsonrpc":"2.0","id":"9","result":{}}` {
+			t.Errorf("status %d: body %s, want it unchanged", tt.status, got)
+		}
+		if tr.Len() != tt.left {
+			t.Errorf("status %d: Len() = %d after the body ended, want %d", tt.status, tr.Len(), tt.left)
+		}
+	}
+}
