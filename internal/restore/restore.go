@@ -89,8 +89,9 @@ type record struct {
 	raw  []byte        // the id's exact JSON text as sent; never modified
 	elem *list.Element // in Table.orphans once the exchange ended unanswered
 	done bool          // answered or dropped: no longer in the table
-	// short holds raw when it is short, and self the record's slot when it
-	// is alone: the common case then costs no allocations of its own.
+	// short holds raw when it is short, and self is the backing array of
+	// its slot's records while it is the only one: the common case then
+	// costs no allocations of its own.
 	short [24]byte
 	self  [1]*record
 }
