@@ -521,10 +521,12 @@ func (s *scanner) value(i, depth int) int {
 			}
 			if c == '{' {
 				s.stack[w] |= b
-				// A short name, then ':' and the value's first byte,
-				// without a call; anything else through memberName.
-				if j := shortStr(data, i); j > 0 && data[i] == '"' && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
-					i = j + 1
+				// A short name and its ':' without a call; anything else
+				// through memberName.
+				if j := shortStr(data, i); j > 0 && data[i] == '"' && j < len(data) && data[j] == ':' {
+					if i = ws(data, j+1); i >= len(data) {
+						return s.fail(i, faultEOF)
+					}
 				} else if i = s.memberName(i); s.flt != ok {
 					return i
 				}
@@ -577,8 +579,10 @@ func (s *scanner) value(i, depth int) int {
 			case ',':
 				i = ws(data, i+1)
 				if obj {
-					if j := shortStr(data, i); j > 0 && data[i] == '"' && j+1 < len(data) && data[j] == ':' && data[j+1] > ' ' {
-						i = j + 1
+					if j := shortStr(data, i); j > 0 && data[i] == '"' && j < len(data) && data[j] == ':' {
+						if i = ws(data, j+1); i >= len(data) {
+							return s.fail(i, faultEOF)
+						}
 					} else if i = s.memberName(i); s.flt != ok {
 						return i
 					}
@@ -608,7 +612,7 @@ func (s *scanner) value(i, depth int) int {
 
 // memberName checks the member name at data[i] and the name separator after
 // it, and returns the offset of the member's value, which is less than
-// len(data).
+// len(data). It is value's slow path for names that shortStr does not take.
 func (s *scanner) memberName(i int) int {
 	data := s.data
 	if i >= len(data) {
@@ -617,9 +621,8 @@ func (s *scanner) memberName(i int) int {
 	if data[i] != '"' {
 		return s.fail(i, faultName)
 	}
-	if j := shortStr(data, i); j > 0 {
-		i = j
-	} else if i = s.str(i); s.flt != ok {
+	// The caller has tried shortStr.
+	if i = s.str(i); s.flt != ok {
 		return i
 	}
 	i = ws(data, i)
