@@ -52,27 +52,35 @@ def request_id_key(id):
     same id under the rule, for use as dict keys:
 
     - an integer within int64 (an int, an integral float or Decimal, or a
-      str in canonical decimal) gives ``("int", n)``;
+      str in canonical decimal) gives ``("int", n)``, n an ``int``;
     - any other number gives ``("number", sign, digits, exponent)``, its
       exact value as sign * digits * 10**exponent in lowest terms;
-    - any other str gives ``("string", s)``.
+    - any other str gives ``("string", s)``, s a ``str``.
+
+    Subclasses of int (but not bool), float, str and Decimal are taken by
+    their value.
 
     None is returned for None (a request id is never null, and a null
     response id answers no request), bool, NaN and infinities, numbers whose
     exponent in lowest terms is 10**18 or more in magnitude, str holding a
     lone surrogate (not Unicode text), and every other type.
     """
+    # A subclass of int, str or Decimal is the id its value is: take the
+    # value as the exact built-in type first, so that no method the subclass
+    # overrides (__eq__, __hash__, __len__, as_tuple) decides the key.
     if isinstance(id, bool):
         return None
     if isinstance(id, int):
+        id = int.__int__(id)
         if _INT64_MIN <= id <= _INT64_MAX:
             return ("int", id)
         return _number_key(Decimal(id))
     if isinstance(id, float):
         return _number_key(Decimal(id))  # Decimal(float) is exact
     if isinstance(id, Decimal):
-        return _number_key(id)
+        return _number_key(Decimal(id))  # a plain Decimal of the same value
     if isinstance(id, str):
+        id = str.__str__(id)
         if _LONE_SURROGATE.search(id):
             return None
         # An int64 has at most 20 characters ("-9223372036854775808"); the

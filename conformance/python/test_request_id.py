@@ -191,6 +191,48 @@ class ValuesTest(unittest.TestCase):
         self.assertFalse(same_request_id(False, 0))
         self.assertFalse(same_request_id(True, "1"))
 
+    def test_subclasses_by_value(self):
+        # An int, str or Decimal subclass is the id its value is: its own
+        # __eq__, __hash__, __len__ or as_tuple never decide the key.
+        class AlwaysEqualInt(int):
+            def __eq__(self, other):
+                return True
+
+            def __hash__(self):
+                return hash(1)
+
+        class LyingStr(str):
+            def __eq__(self, other):
+                return True
+
+            def __hash__(self):
+                return 0
+
+            def __len__(self):
+                return 1
+
+        class LyingDecimal(Decimal):
+            def as_tuple(self):
+                return (0, (5,), 0)
+
+            def is_finite(self):
+                return True
+
+        self.assertEqual(request_id_key(AlwaysEqualInt(7)), ("int", 7))
+        self.assertIs(type(request_id_key(AlwaysEqualInt(7))[1]), int)
+        self.assertFalse(same_request_id(AlwaysEqualInt(7), 1))
+        self.assertFalse(same_request_id(AlwaysEqualInt(7), "1"))
+        self.assertTrue(same_request_id(AlwaysEqualInt(7), "7"))
+        self.assertFalse(same_request_id(LyingStr("x"), "y"))
+        self.assertTrue(same_request_id(LyingStr("x"), "x"))
+        self.assertIs(type(request_id_key(LyingStr("x"))[1]), str)
+        # A 5000-digit string is a string id, whatever __len__ says, and never
+        # reaches int() (which raises past 4300 digits).
+        self.assertEqual(request_id_key(LyingStr("1" * 5000)), ("string", "1" * 5000))
+        self.assertFalse(same_request_id(LyingDecimal("7"), 5))
+        self.assertTrue(same_request_id(LyingDecimal("7"), 7))
+        self.assertIsNone(request_id_key(LyingDecimal("NaN")))
+
     def test_equal(self):
         for a, b in [(1, "1"), (0, "0"), (0, 0.0), (0, -0.0), (-12, "-12"), (1, 1.0), (1, Decimal("1.000")), (1, Decimal("1e0")),
                      (2**63 - 1, "9223372036854775807"), (-(2**63), "-9223372036854775808"),
