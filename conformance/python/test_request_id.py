@@ -85,6 +85,16 @@ def _representable(raw, value):
     return math.isfinite(value) and Decimal(value) == exact
 
 
+def _key_from_vector(key):
+    """The key request_id.py must give, from a vector's key spelling."""
+    if key.startswith('"'):
+        return ("string", json.loads(key))
+    if re.fullmatch(r"-?[0-9]+", key) and -(2**63) <= int(key) < 2**63:
+        return ("int", int(key))
+    m = re.fullmatch(r"(-?)([1-9][0-9]*)(?:e(-?[0-9]+))?", key)
+    return ("number", 1 if m.group(1) else 0, m.group(2), int(m.group(3) or 0))
+
+
 def _run(exact):
     with open(_VECTORS, encoding="utf-8") as f:
         vectors = json.load(f)
@@ -113,6 +123,8 @@ def _run(exact):
         if key is None:
             failures.append("%s: valid %s but has no key" % (name, v["kind"]))
             continue
+        if key != _key_from_vector(v["key"]):
+            failures.append("%s: key %r, want %r (vector key %s)" % (name, key, _key_from_vector(v["key"]), v["key"]))
         for label in ("canonical", "key"):
             other = v[label].encode("utf-8")
             if not _representable(other, _decode(other, exact)):
