@@ -16,16 +16,16 @@ equal when they are identical; a string never equals a fractional number.
 The functions take ids as ``json.loads`` or pydantic return them: ``int``,
 ``str``, ``float`` and ``decimal.Decimal``. ``bool`` is not an id here,
 although it is an ``int`` subclass. ``json.loads`` reads numbers with a
-fraction or exponent as ``float``, which rounds: ``1e400`` reads as ``inf``, and a response id ``1e-400``
-reads as ``0.0`` and ``1.0000000000000001`` as ``1.0``, so that they would
-settle pending requests 0 and 1, which the rule says they do not answer.
-``json.loads(text, parse_float=decimal.Decimal)`` keeps exact every number
-that a Decimal can hold (integers are exact either way). It raises
-``decimal.InvalidOperation`` for a number of magnitude 10**(10**18) or more,
-some of which are ids under the rule (``12e999999999999999999``), and for
-some exponents of 20 or more digits, even on a zero
-(``0e99999999999999999999`` is the id 0): such a message is refused, which
-settles no wrong request but misses those ids.
+fraction or exponent as ``float``, which rounds: ``1e400`` reads as ``inf``,
+and a response id ``1e-400`` reads as ``0.0`` and ``1.0000000000000001`` as
+``1.0``, so that they would settle pending requests 0 and 1, which the rule
+says they do not answer. ``json.loads(text, parse_float=decimal.Decimal)``
+keeps exact every number that a Decimal can hold (integers are exact either
+way). It raises ``decimal.InvalidOperation`` for a number of magnitude
+10**(10**18) or more, some of which are ids under the rule
+(``12e999999999999999999``), and for some exponents of 20 or more digits,
+even on a zero (``0e99999999999999999999`` is the id 0): such a message is
+refused, which settles no wrong request but misses those ids.
 
 In a response loop::
 
