@@ -215,3 +215,37 @@ test('requestIdKey and sameRequestId on values no JSON text gives', () => {
   assert.equal(requestIdKey('1'.repeat(100000)), '"' + '1'.repeat(100000)); // beyond int64: a string id
   assert.equal(sameRequestId('9'.repeat(30), 1e30), false);
 });
+
+test('request-id.mjs on the conformance checks (../testdata/cases.json)', () => {
+  // The (sent, received) checks the SDK matrix runs. As an SDK would use
+  // it: a request pending under the sent id's key, the response looked up
+  // under the received id's key.
+  const { cases } = JSON.parse(readFileSync(new URL('../testdata/cases.json', import.meta.url), 'utf8'));
+  for (const withSource of [false, true]) {
+    const tally = { checks: 0, common: 0, unsendable: 0, agreed: 0, wrong: 0, missed: 0, commonWrong: 0 };
+    const lossy = [];
+    for (const c of cases) {
+      const sb = Buffer.from(c.sent_hex, 'hex'), rb = Buffer.from(c.received_hex, 'hex');
+      const sent = keyOf(sb, decode(sb), withSource);
+      if (sent === undefined) { tally.unsendable++; continue; }
+      tally.checks++;
+      const common = /^(?:0|[1-9][0-9]*)$/.test(sb.toString('latin1')) && BigInt(sb.toString('latin1')) < 2n ** 53n;
+      if (common) tally.common++;
+      const r = decode(rb);
+      const got = keyOf(rb, r, withSource) === sent;
+      if (got === c.want) { tally.agreed++; continue; }
+      tally[got ? 'wrong' : 'missed']++;
+      if (got && common) tally.commonWrong++;
+      // Every disagreement is an id JSON.parse reads as another number.
+      if (!(!representable(sb, decode(sb)) || !representable(rb, r))) assert.fail(`case ${c.i} ${c.vector}: disagrees, yet JSON.parse reads both ids exactly`);
+      lossy.push(`${c.vector}: sent ${sb} received ${rb}`);
+    }
+    console.log(`request-id.mjs ${withSource ? 'with sources' : 'on JSON.parse values'} on ${cases.length} conformance checks: ${JSON.stringify(tally)}`);
+    if (withSource) {
+      assert.deepEqual(lossy, [], 'with sources, every check agrees with the rule');
+    } else {
+      console.log(`disagreements, all from ids JSON.parse rounds: ${lossy.join('; ')}`);
+      assert.ok(tally.commonWrong > 0, 'a rounded received id (1e-400) settles common request 0; the runner must notice');
+    }
+  }
+});
