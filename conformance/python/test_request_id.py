@@ -184,6 +184,51 @@ class VectorsTest(unittest.TestCase):
                             "%s is not representable as Decimal, yet spells no exponent of 18 or more digits" % name)
 
 
+class CasesTest(unittest.TestCase):
+    """request_id.py on the (sent, received) checks the SDK matrix runs
+    (../testdata/cases.json), as an SDK would use it: a request pending
+    under the sent id's key, the response looked up under the received
+    id's key."""
+
+    def run_cases(self, exact):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "cases.json")
+        with open(path, encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        tally = {"checks": 0, "unsendable": 0, "agreed": 0, "wrong": 0, "missed": 0, "common_wrong": 0}
+        lossy = []
+        for c in cases:
+            rs, rr = bytes.fromhex(c["sent_hex"]), bytes.fromhex(c["received_hex"])
+            s, r = _decode(rs, exact), _decode(rr, exact)
+            sent = None if isinstance(s, (_Invalid, _Unrepresentable)) else request_id_key(s)
+            if sent is None:
+                tally["unsendable"] += 1
+                continue
+            tally["checks"] += 1
+            got = not isinstance(r, (_Invalid, _Unrepresentable)) and request_id_key(r) == sent
+            if got == c["want"]:
+                tally["agreed"] += 1
+                continue
+            tally["wrong" if got else "missed"] += 1
+            if got and re.fullmatch(rb"0|[1-9][0-9]*", rs) and int(rs) < 2**53:
+                tally["common_wrong"] += 1
+            # Every disagreement involves an id the decoder cannot hold exactly.
+            self.assertFalse(_representable(rs, s) and _representable(rr, r),
+                             "case %d %s: disagrees, yet both ids decode exactly" % (c["i"], c["vector"]))
+            lossy.append("%s: sent %s received %s" % (c["vector"], rs.decode("latin-1"), rr.decode("latin-1")))
+        print("\nrequest_id.py with %s on %d conformance checks: %s" % ("Decimal" if exact else "floats", len(cases), tally))
+        print("disagreements (%d): %s" % (len(lossy), "; ".join(lossy) or "none"))
+        return tally
+
+    def test_floats(self):
+        tally = self.run_cases(exact=False)
+        # A received 1e-400 reads as 0.0 and settles request 0; the runner must notice.
+        self.assertGreater(tally["common_wrong"], 0)
+
+    def test_decimal(self):
+        tally = self.run_cases(exact=True)
+        self.assertEqual(tally["wrong"], 0)
+
+
 class ValuesTest(unittest.TestCase):
     def test_not_ids(self):
         for x in (None, True, False, float("nan"), float("inf"), -float("inf"), Decimal("NaN"), Decimal("sNaN"),
