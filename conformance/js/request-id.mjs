@@ -14,17 +14,25 @@
 // 9007199254740992, 1.0000000000000001 as 1, 1e-400 as 0 (a response with
 // such an id would settle pending request 9007199254740992, 1 or 0, which
 // the rule says it does not answer), 1e400 as Infinity. Strings are exact.
-// Give requestIdKey the number's JSON text as well, and every id is exact:
-// where JSON.parse passes a reviver context.source (Node 21 and later,
-// Chrome 114 and later), that text is context.source; elsewhere it takes a
-// lossless JSON decoder. Decode bytes with new TextDecoder('utf-8',
-// { fatal: true }): a decoder that replaces invalid UTF-8 with U+FFFD makes
-// an invalid id into the valid string id "\ufffd".
+// Give requestIdKey the number's JSON text as well, and every id is exact.
+// Where JSON.parse passes a reviver context.source (Node 21, Chrome 114,
+// Firefox 135, Safari 18.4 and later), a reviver can keep it; elsewhere
+// context is undefined, so is the source, and the key is the double's.
+//
+// Decode bytes with new TextDecoder('utf-8', { fatal: true }): a decoder
+// that replaces invalid UTF-8 with U+FFFD makes an invalid id into the
+// valid string id "\ufffd".
 //
 // In a response loop:
 //   const pending = new Map(); // requestIdKey(id) -> resolver
 //   pending.set(requestIdKey(request.id), resolve);
-//   const key = requestIdKey(response.id); // undefined: matches nothing
+//
+//   const idSource = new WeakMap(); // message object -> its id's JSON text
+//   const response = JSON.parse(text, function (name, value, context) {
+//     if (name === 'id' && typeof value === 'number') idSource.set(this, context?.source);
+//     return value;
+//   });
+//   const key = requestIdKey(response.id, idSource.get(response)); // undefined: matches nothing
 //   const resolve = key === undefined ? undefined : pending.get(key);
 //
 // Neither function throws, for any arguments.

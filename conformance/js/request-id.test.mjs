@@ -249,3 +249,20 @@ test('request-id.mjs on the conformance checks (../testdata/cases.json)', () => 
     }
   }
 });
+
+test('the response loop of request-id.mjs\'s header, with a real JSON.parse reviver', () => {
+  const hasSource = JSON.parse('1', (name, value, context) => context?.source) === '1';
+  const text = '{"jsonrpc":"2.0","id":1e-400,"result":{"content":[{"id":0}]}}';
+  const idSource = new WeakMap();
+  const response = JSON.parse(text, function (name, value, context) {
+    if (name === 'id' && typeof value === 'number') idSource.set(this, context?.source);
+    return value;
+  });
+  const key = requestIdKey(response.id, idSource.get(response));
+  if (hasSource) {
+    assert.equal(key, 'n1e-400'); // the id's own text, not the nested id's
+  } else {
+    console.log(`JSON.parse gives this node (${process.version}) no context.source: the key is the double's`);
+    assert.equal(key, '0');
+  }
+});
