@@ -1,10 +1,11 @@
 """JSON-RPC request id equality by the rpcid rule, for Python SDKs.
 
 One dependency-free file (standard library only): copy it into an SDK.
-It is meant as a drop-in fix for normalizers such as python-sdk's
+It is meant to replace normalizers such as python-sdk's
 ``BaseSession._normalize_request_id``, which calls ``int()`` on string ids
 and so takes ``" 1"``, ``"+1"``, ``"01"``, ``"1_0"`` (as 10) and non-ASCII
-digits for integers.
+digits for integers. Key both the table of pending requests and the lookup
+with ``request_id_key``: its keys are tuples, not ids.
 
 The rule (https://github.com/rpcid/rpcid, docs/request-id-equality.md):
 numbers are equal by exact value whatever their spelling (1 = 1.0 = 1e0,
