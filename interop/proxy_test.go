@@ -1,0 +1,449 @@
+package interop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// plainFails runs session, the plain go-sdk client straight at g, and fails
+// t unless it fails after g changed an id: by hanging until canceled when
+// the server answers with application/json (mode m.json), with "request
+// terminated without response" when it answers with event streams.
+func plainFails(t *testing.T, g *gateway, m mode, session func(context.Context) error) {
+	t.Helper()
+	var r run
+	if m.json {
+		r = runUntilHang(t, g, session)
+	} else {
+		r = runSession(g, session)
+	}
+	if r.err == nil {
+		t.Fatalf("the plain go-sdk client succeeded through the gateway; is the gateway active?")
+	}
+	if !r.changed {
+		t.Fatalf("failed before the gateway changed any id: %v", r.err)
+	}
+	if m.json && (!r.hung || !errors.Is(r.err, context.Canceled)) {
+		t.Errorf("JSON responses: got %v, hung %v; want a hang ended by cancellation", r.err, r.hung)
+	}
+	if !m.json && !strings.Contains(r.err.Error(), "request terminated without response") {
+		t.Errorf("event streams: got %v; want %q", r.err, "request terminated without response")
+	}
+}
+
+// TestProxyGoSDK runs an unmodified go-sdk client (a plain http.Client, no
+// httpid) through "rpcid proxy" and the stringifying gateway to a go-sdk
+// server, in each server mode: it connects and calls a tool twice. Control:
+// the same client straight at the gateway fails.
+func TestProxyGoSDK(t *testing.T) {
+	t.Parallel()
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startMCP(t, m)
+			g := newGateway(t, srv.URL, stringify, nil)
+
+			t.Run("through the proxy", func(t *testing.T) {
+				p := startProxy(t, g.URL+"/mcp")
+				before := g.changes.Load()
+				r := runSession(g, func(ctx context.Context) error {
+					return goSDKSession(ctx, p.URL, plainClient())
+				})
+				if r.err != nil {
+					t.Fatalf("plain go-sdk client through rpcid proxy: %v", r.err)
+				}
+				if g.changes.Load() == before {
+					t.Errorf("the gateway changed no id")
+				}
+				p.quiet(t)
+			})
+
+			t.Run("control straight at the gateway fails", func(t *testing.T) {
+				plainFails(t, g, m, func(ctx context.Context) error {
+					return goSDKSession(ctx, g.URL+"/mcp", plainClient())
+				})
+			})
+		})
+	}
+}
+
+// TestProxyLegacySSE runs go-sdk's SSEClientTransport (the HTTP+SSE
+// transport of MCP 2024-11-05: responses arrive on the GET event stream, not
+// on the POSTs) through the proxy and the gateway, once with the relative
+// endpoint URL the go-sdk server sends and once with a gateway that makes it
+// an absolute URL on the gateway's host, which the proxy must point at
+// itself. Control: the same client straight at the gateway fails.
+func TestProxyLegacySSE(t *testing.T) {
+	t.Parallel()
+	s := newMCPServer()
+	mux := http.NewServeMux()
+	mux.Handle("/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	srv := startHTTP(t, mux)
+	for _, abs := range []bool{false, true} {
+		name := "relative endpoint"
+		if abs {
+			name = "absolute endpoint"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			g := newGateway(t, srv.URL, stringify, nil)
+			g.absEndpoint = abs
+
+			t.Run("through the proxy", func(t *testing.T) {
+				p := startProxy(t, g.URL+"/sse")
+				r := runSession(g, func(ctx context.Context) error {
+					return goSDKSessionOver(ctx, &mcp.SSEClientTransport{Endpoint: p.URL, HTTPClient: plainClient()})
+				})
+				if r.err != nil {
+					t.Fatalf("plain go-sdk SSE client through rpcid proxy: %v", r.err)
+				}
+				if !r.changed {
+					t.Errorf("the gateway changed no id")
+				}
+				if abs && g.endpoints.Load() == 0 {
+					t.Errorf("the gateway made no endpoint absolute")
+				}
+				p.quiet(t)
+			})
+
+			t.Run("control straight at the gateway fails", func(t *testing.T) {
+				r := runUntilHang(t, g, func(ctx context.Context) error {
+					return goSDKSessionOver(ctx, &mcp.SSEClientTransport{Endpoint: g.URL + "/sse", HTTPClient: plainClient()})
+				})
+				if r.err == nil || !r.changed {
+					t.Fatalf("got %v (gateway changed ids: %v); want failure after the gateway changed an id", r.err, r.changed)
+				}
+				if abs && g.endpoints.Load() == 0 {
+					t.Errorf("the gateway made no endpoint absolute")
+				}
+			})
+		})
+	}
+}
+
+// A seen is one request as the upstream received it.
+type seen struct {
+	host   string
+	header http.Header
+}
+
+// TestProxySecurity checks the DNS-rebinding defence of issue 10: a request
+// whose Host is not the proxy's own address or localhost:PORT is refused with
+// 403 or 421 and a short plain-text reason, and never reaches the upstream;
+// and that Authorization and Mcp-Session-Id reach the upstream unchanged,
+// that the upstream sees its own host name, and that the proxy adds no
+// credentials.
+func TestProxySecurity(t *testing.T) {
+	t.Parallel()
+	var (
+		mu   sync.Mutex
+		hits []seen
+	)
+	upstream := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		hits = append(hits, seen{r.Host, r.Header.Clone()})
+		mu.Unlock()
+		w.Header().Set("Mcp-Session-Id", "session-from-upstream")
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	p := startProxy(t, upstream.URL+"/mcp")
+	port := p.Host[strings.LastIndex(p.Host, ":")+1:]
+	upstreamHost := strings.TrimPrefix(upstream.URL, "http://")
+	nhits := func() int { mu.Lock(); defer mu.Unlock(); return len(hits) }
+	last := func() seen { mu.Lock(); defer mu.Unlock(); return hits[len(hits)-1] }
+
+	send := func(t *testing.T, method, host string, header map[string]string) (*http.Response, []byte) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		var body io.Reader
+		if method == http.MethodPost {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, p.URL, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := plainClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, data
+	}
+
+	for _, host := range []string{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost.evil.example:" + port} {
+		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+			t.Run("refused "+method+" Host "+host, func(t *testing.T) {
+				n := nhits()
+				resp, data := send(t, method, host, map[string]string{"Authorization": "Bearer interop-secret"})
+				if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusMisdirectedRequest {
+					t.Errorf("status %s, want 403 or 421", resp.Status)
+				}
+				if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+					t.Errorf("Content-Type %q, want text/plain", ct)
+				}
+				if len(bytes.TrimSpace(data)) == 0 || len(data) > 200 {
+					t.Errorf("reason %q: want a short plain-text reason", data)
+				}
+				if got := nhits(); got != n {
+					t.Errorf("the upstream received the refused request (%d requests, was %d)", got, n)
+				}
+			})
+		}
+	}
+
+	for _, host := range []string{p.Host, "localhost:" + port} {
+		t.Run("accepted Host "+host, func(t *testing.T) {
+			n := nhits()
+			resp, data := send(t, http.MethodPost, host, map[string]string{
+				"Authorization":  "Bearer interop-secret",
+				"Mcp-Session-Id": "session-from-client",
+			})
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %s (%q), want 200", resp.Status, data)
+			}
+			if got := nhits(); got != n+1 {
+				t.Fatalf("the upstream received %d requests, want 1", got-n)
+			}
+			up := last()
+			if got := up.header.Values("Authorization"); len(got) != 1 || got[0] != "Bearer interop-secret" {
+				t.Errorf("upstream Authorization %q, want [%q]", got, "Bearer interop-secret")
+			}
+			if got := up.header.Values("Mcp-Session-Id"); len(got) != 1 || got[0] != "session-from-client" {
+				t.Errorf("upstream Mcp-Session-Id %q, want [%q]", got, "session-from-client")
+			}
+			if up.host != upstreamHost {
+				t.Errorf("upstream Host %q, want its own %q", up.host, upstreamHost)
+			}
+			if got := resp.Header.Get("Mcp-Session-Id"); got != "session-from-upstream" {
+				t.Errorf("client got Mcp-Session-Id %q, want %q", got, "session-from-upstream")
+			}
+			if want := `{"jsonrpc":"2.0","id":1,"result":{}}`; string(data) != want {
+				t.Errorf("client got %q, want %q", data, want)
+			}
+		})
+	}
+
+	t.Run("no credentials added", func(t *testing.T) {
+		n := nhits()
+		resp, data := send(t, http.MethodPost, p.Host, nil)
+		if resp.StatusCode != http.StatusOK || nhits() != n+1 {
+			t.Fatalf("status %s (%q), %d upstream requests; want 200 and 1", resp.Status, data, nhits()-n)
+		}
+		for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Mcp-Session-Id"} {
+			if v := last().header.Values(k); len(v) > 0 {
+				t.Errorf("upstream got %s %q from a client that sent none", k, v)
+			}
+		}
+	})
+}
+
+// An exchange of httpScript: the client POSTs request, and the server
+// answers with contentType and the events (or body pieces) of reply, written
+// and flushed one by one.
+type exchange struct {
+	request     string
+	contentType string
+	reply       []*wire
+}
+
+// httpScript is the conversation of the raw JSON-RPC HTTP server of
+// TestProxyBytes, which uses no SDK: JSON bodies and event streams with
+// batches, error responses, requests from the server, a duplicate id member,
+// events that are not JSON or not messages, multi-line data with CRLF, a
+// 20 MiB body and a 20 MiB event.
+func httpScript() []exchange {
+	w := func() *wire { return &wire{} }
+	return []exchange{
+		// One response with its own whitespace; nested "id" members are not its id.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "application/json", []*wire{
+			w().raw(" {\n  \"jsonrpc\" : \"2.0\",\n  \"result\" : {\"id\":1,\"note\":{\"id\":\"1\"}},\n  \"id\" : ").id(`"1"`, `1`).raw("\n}\n"),
+		}},
+		// A batch with a notification, answered out of order, one answer an
+		// error response whose data holds an id.
+		{`[{"jsonrpc":"2.0","id":2,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":3,"method":"b"}]`, "application/json; charset=utf-8", []*wire{
+			w().raw(`[ {"jsonrpc" : "2.0", "id" : `).id(`"3"`, `3`).raw(` , "result" : [ ] },`+"\t").
+				raw(`{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found","data":{"id":"2"}},"id":`).id(`"2"`, `2`).raw("} ]"),
+		}},
+		// An event stream: comments, fields, events that are not JSON-RPC or
+		// not responses, then the response split over three CRLF data lines.
+		{`{"jsonrpc":"2.0","id":4,"method":"c"}`, "text/event-stream", []*wire{
+			w().raw(": a comment\r\n\r\n"),
+			w().raw("retry: 1000\n\n"),
+			w().raw("event: ping\ndata: not JSON at all\n\n"),
+			w().raw("id: 4\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"4\",\"method\":\"ping\"}\n\n"),
+			w().raw("data: {\"jsonrpc\":\"2.0\",\"id\":\"4\",\"id\":\"4\",\"result\":\"two ids\"}\n\n"),
+			w().raw("data: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}\n\n"),
+			w().raw("data: {\"jsonrpc\":\"2.0\",\"id\":\"99\",\"result\":\"matches nothing\"}\n\n"),
+			w().raw("event: message\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata:  \"id\" : ").id(`"4"`, `4`).raw(",\r\ndata: \"result\":\"four\"}\r\n\r\n"),
+		}},
+		// A body over the size limit passes unchanged; id 5 stays pending.
+		{`{"jsonrpc":"2.0","id":5,"method":"big"}`, "application/json", []*wire{
+			w().raw(`{"jsonrpc":"2.0","id":"5","result":"`, big(), `"}`),
+		}},
+		// An event over the size limit passes unchanged; the events after it
+		// are restored, among them the answer to 5 on another exchange.
+		{`{"jsonrpc":"2.0","id":6,"method":"big"}`, "text/event-stream", []*wire{
+			w().raw(`data: {"jsonrpc":"2.0","id":"6","result":"`, big(), `"}`+"\n\n"),
+			w().raw(`data: {"jsonrpc":"2.0","id":`).id(`"5"`, `5`).raw(`,"result":"late"}` + "\n\n"),
+			w().raw(`data: {"jsonrpc":"2.0","id":`).id(`"6"`, `6`).raw(`,"result":"small"}` + "\n\n"),
+		}},
+	}
+}
+
+// TestProxyBytes runs a raw JSON-RPC server (no SDK) behind "rpcid proxy -v"
+// and checks that the client receives every byte the server sent, except the
+// restored ids, and that -v logs each restored id.
+func TestProxyBytes(t *testing.T) {
+	t.Parallel()
+	script := httpScript()
+	var unknown atomic.Int64
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		for _, ex := range script {
+			if string(body) != ex.request {
+				continue
+			}
+			w.Header().Set("Content-Type", ex.contentType)
+			if !strings.HasPrefix(ex.contentType, "text/event-stream") {
+				w.Header().Set("Content-Length", fmt.Sprint(len(ex.reply[0].sent)))
+			}
+			for _, piece := range ex.reply {
+				w.Write(piece.sent)
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		unknown.Add(1)
+		http.Error(w, "unknown request", http.StatusBadRequest)
+	}))
+	p := startProxy(t, srv.URL+"/rpc", "-v")
+	hc := plainClient()
+	for i, ex := range script {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(ex.request))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := hc.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatalf("exchange %d: %v", i+1, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		if err != nil {
+			t.Fatalf("exchange %d: reading the body: %v", i+1, err)
+		}
+		var want []byte
+		for _, piece := range ex.reply {
+			want = append(want, piece.want...)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("exchange %d: status %s", i+1, resp.Status)
+		}
+		if ct := resp.Header.Get("Content-Type"); ct != ex.contentType {
+			t.Errorf("exchange %d: Content-Type %q, want %q", i+1, ct, ex.contentType)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("exchange %d (request %s): %s", i+1, ex.request, firstDiff(got, want))
+		}
+		if resp.ContentLength != -1 && resp.ContentLength != int64(len(got)) {
+			t.Errorf("exchange %d: ContentLength %d for %d bytes", i+1, resp.ContentLength, len(got))
+		}
+	}
+	if n := unknown.Load(); n != 0 {
+		t.Errorf("the server received %d requests that are not in the script", n)
+	}
+	log, err := p.stopped(t)
+	if err != nil {
+		t.Errorf("rpcid proxy, stopped with SIGTERM: %v", err)
+	}
+	checkVerbose(t, log, []string{`"1"`, `"2"`, `"3"`, `"4"`, `"5"`, `"6"`}, []string{`1`, `2`, `3`, `4`, `5`, `6`}, `"99"`)
+}
+
+// TestProxyStreaming checks that the proxy passes each event of a stream on
+// as it arrives (the server sends the second event only after the client has
+// received the first) and that a client that goes away cancels the upstream
+// request.
+func TestProxyStreaming(t *testing.T) {
+	t.Parallel()
+	received := make(chan struct{})
+	canceled := make(chan struct{})
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":\"first\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-received:
+		case <-r.Context().Done():
+			return
+		case <-time.After(wait):
+			return
+		}
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+			close(canceled)
+		case <-time.After(wait):
+		}
+	}))
+	p := startProxy(t, srv.URL+"/mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"slow"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := plainClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvent := func(want string) {
+		t.Helper()
+		got := make([]byte, len(want))
+		if _, err := io.ReadFull(resp.Body, got); err != nil || string(got) != want {
+			t.Fatalf("got %q, %v; want %q", got, err, want)
+		}
+	}
+	readEvent("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"first\"}\n\n")
+	close(received)
+	readEvent("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+	resp.Body.Close()
+	cancel()
+	select {
+	case <-canceled:
+	case <-time.After(wait):
+		t.Fatalf("the upstream request was not canceled within %v of the client going away", wait)
+	}
+	p.quiet(t)
+}
