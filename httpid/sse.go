@@ -3,6 +3,8 @@ package httpid
 import (
 	"bytes"
 	"io"
+
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // eventBody is the body of a text/event-stream response. It passes the
@@ -18,7 +20,7 @@ import (
 type eventBody struct {
 	t      *Transport
 	rc     io.ReadCloser
-	ex     *exchange
+	ex     *restore.Exchange
 	failed bool
 	max    int
 
@@ -32,7 +34,6 @@ type eventBody struct {
 	data     []dataLine // the data values of the current event, in held
 	event    []byte     // the current event's type
 	join     []byte     // scratch: the data of a multi-line event
-	spans    []span     // scratch
 	holding  bool       // the current event has a data line: bytes go to held
 	skipping bool       // the current event outgrew max: pass it on unexamined
 	skipLine bool       // while skipping: the current line is not blank
@@ -48,7 +49,7 @@ type dataLine struct{ start, n int }
 // lifetime.
 const heldLimit = 64 << 10
 
-func newEventBody(t *Transport, rc io.ReadCloser, ex *exchange, failed bool) *eventBody {
+func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *eventBody {
 	return &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
 }
 
@@ -82,7 +83,7 @@ func (b *eventBody) Read(p []byte) (int, error) {
 // concurrently with Read, as for any response body.
 func (b *eventBody) Close() error {
 	err := b.rc.Close()
-	b.t.release(b.ex, b.failed)
+	b.t.ids().Release(b.ex, b.failed)
 	return err
 }
 
@@ -93,7 +94,7 @@ func (b *eventBody) finish() {
 	b.out = append(b.out, b.line...)
 	b.reset()
 	b.line = b.line[:0]
-	b.t.release(b.ex, b.failed)
+	b.t.ids().Release(b.ex, b.failed)
 }
 
 // feed processes bytes read from the stream.
@@ -236,24 +237,22 @@ func (b *eventBody) restoreEvent(dst []byte) []byte {
 		}
 		data = b.join
 	}
-	spans, ok := scanIDs(b.spans[:0], data, responses)
-	if !ok || len(spans) == 0 {
-		return append(dst, held...)
-	}
-	// Map the spans from data to held. A JSON token cannot contain the LF
-	// that joins two lines, so each id lies within one data line.
+	// Map each id's span from data to held. A JSON token cannot contain the
+	// LF that joins two lines, so each id lies within one data line.
+	last := 0
 	j, at := 0, 0 // data line j starts at offset at in data
-	for i, sp := range spans {
-		for j < len(b.data) && sp.start >= at+b.data[j].n+1 {
+	b.t.ids().Restore(data, func(start, end int, sent []byte) {
+		for j < len(b.data) && start >= at+b.data[j].n+1 {
 			at += b.data[j].n + 1
 			j++
 		}
-		if j == len(b.data) || sp.end > at+b.data[j].n {
-			return append(dst, held...) // unreachable for valid JSON
+		if j == len(b.data) || end > at+b.data[j].n {
+			return // unreachable for valid JSON
 		}
 		shift := b.data[j].start - at
-		spans[i] = span{sp.start + shift, sp.end + shift}
-	}
-	b.spans = spans
-	return b.t.restoreSpans(dst, held, spans)
+		dst = append(dst, held[last:start+shift]...)
+		dst = append(dst, sent...)
+		last = end + shift
+	})
+	return append(dst, held[last:]...)
 }

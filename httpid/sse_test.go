@@ -1,8 +1,6 @@
 package httpid
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"math/rand"
 	"strings"
@@ -21,7 +19,7 @@ func pendingTransport(t testing.TB, max int, ids ...string) *Transport {
 	for _, id := range ids {
 		reqs = append(reqs, `{"jsonrpc":"2.0","id":`+id+`,"method":"m"}`)
 	}
-	if _, err := tr.add(requestIDs([]byte("[" + strings.Join(reqs, ",") + "]"))); err != nil {
+	if _, err := tr.ids().Record([]byte("[" + strings.Join(reqs, ",") + "]")); err != nil {
 		t.Fatal(err)
 	}
 	if tr.Len() != len(ids) {
@@ -219,7 +217,7 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // the bytes that arrived, and ends the exchange.
 func TestEventBodyReadError(t *testing.T) {
 	tr := pendingTransport(t, 0)
-	ex, err := tr.add(requestIDs([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`)))
+	ex, err := tr.ids().Record([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,64 +230,11 @@ func TestEventBodyReadError(t *testing.T) {
 	if string(got) != "data: {\"id\":\"1\"" {
 		t.Errorf("read %q before the error", got)
 	}
-	if !ex.released || tr.orphans.Len() != 1 {
-		t.Errorf("exchange released %v with %d orphans; want released, 1 orphan", ex.released, tr.orphans.Len())
-	}
-}
-
-// TestTableLifecycle drives the id table directly: orphans are answered,
-// evicted oldest first, and removed when their exchange fails.
-func TestTableLifecycle(t *testing.T) {
-	tr := &Transport{MaxPending: 3}
-	ids := func(s string) []sentID { return requestIDs([]byte(s)) }
-	ex1, _ := tr.add(ids(`{"id":1,"method":"m"}`))
-	ex2, _ := tr.add(ids(`{"id":"2","method":"m"}`))
-	tr.release(ex1, false) // orphan 1
-	tr.release(ex2, false) // orphan "2"
-	tr.release(ex2, true)  // a second release changes nothing
-	if tr.Len() != 2 || tr.orphans.Len() != 2 {
-		t.Fatalf("Len %d, orphans %d; want 2, 2", tr.Len(), tr.orphans.Len())
-	}
-	// Two more ids need one slot: the oldest orphan (1) goes.
-	ex3, err := tr.add(ids(`[{"id":3,"method":"m"},{"id":4,"method":"m"}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := tr.restore([]byte(`"1"`)); got != nil {
-		t.Errorf("evicted id 1 restored to %s", got)
-	}
-	if got := tr.restore([]byte(`2`)); string(got) != `"2"` {
-		t.Errorf("orphan \"2\" restored to %q, want \"2\"", got)
-	}
-	// Full with requests in flight: refused.
-	if _, err := tr.add(ids(`[{"id":5,"method":"m"},{"id":6,"method":"m"}]`)); err == nil {
-		t.Errorf("add beyond MaxPending succeeded")
-	}
-	tr.release(ex3, true)
-	if tr.Len() != 0 || tr.orphans.Len() != 0 {
-		t.Errorf("after a failed exchange: Len %d, orphans %d; want 0, 0", tr.Len(), tr.orphans.Len())
-	}
-	// Equal ids spelled alike: both are answered, one response each.
-	exA, _ := tr.add(ids(`{"id":7,"method":"m"}`))
-	_, _ = tr.add(ids(`{"id":7,"method":"m"}`))
-	tr.release(exA, false)
-	for i := range 2 {
-		if got := tr.restore([]byte(`"7"`)); string(got) != `7` {
-			t.Errorf("response %d: restored to %q, want 7", i, got)
-		}
-	}
-	if tr.Len() != 0 || tr.orphans.Len() != 0 {
-		t.Errorf("Len %d, orphans %d; want 0, 0", tr.Len(), tr.orphans.Len())
-	}
-	// An in-flight request is preferred to an orphan with another spelling.
-	exB, _ := tr.add(ids(`{"id":"8","method":"m"}`))
-	tr.release(exB, false)
-	_, _ = tr.add(ids(`{"id":8,"method":"m"}`))
-	if got := tr.restore([]byte(`8.0`)); string(got) != `8` {
-		t.Errorf("restored to %q, want 8 (the request in flight)", got)
-	}
-	if got := tr.restore([]byte(`8.0`)); string(got) != `"8"` {
-		t.Errorf("restored to %q, want \"8\" (the orphan)", got)
+	// Released as not failed: the id stays as an orphan, and a second
+	// release, even as failed, changes nothing.
+	tr.ids().Release(ex, true)
+	if tr.Len() != 1 {
+		t.Errorf("%d ids remembered after the stream ended, want 1 orphan", tr.Len())
 	}
 }
 
@@ -316,32 +261,6 @@ func FuzzEventBody(f *testing.F) {
 		for _, c := range "\r\n:{}[]," {
 			if a, b := strings.Count(stream, string(c)), strings.Count(whole, string(c)); a != b {
 				t.Fatalf("%q count changed from %d to %d:\nin  %q\nout %q", c, a, b, stream, whole)
-			}
-		}
-	})
-}
-
-// FuzzScanIDs checks scanIDs against encoding/json: accepted input is valid
-// JSON, and every span is a valid JSON value inside the input.
-func FuzzScanIDs(f *testing.F) {
-	f.Add([]byte(`{"jsonrpc":"2.0","id":"1","result":{}}`))
-	f.Add([]byte(`[{"id":1,"method":"m"},{"id":2,"result":[]}]`))
-	f.Add([]byte(` {"id" : {"a":1}, "error":null} `))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, k := range []kind{requests, responses} {
-			spans, ok := scanIDs(nil, data, k)
-			if ok != json.Valid(data) && ok {
-				t.Fatalf("scanIDs accepted invalid JSON %q", data)
-			}
-			last := 0
-			for _, sp := range spans {
-				if sp.start < last || sp.end <= sp.start || sp.end > len(data) {
-					t.Fatalf("bad span %v in %q", sp, data)
-				}
-				if v := data[sp.start:sp.end]; !json.Valid(v) || len(bytes.TrimSpace(v)) != len(v) {
-					t.Fatalf("span %v of %q is %q, not a JSON value", sp, data, v)
-				}
-				last = sp.end
 			}
 		}
 	})

@@ -2,24 +2,22 @@ package httpid
 
 import (
 	"bytes"
-	"container/list"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // DefaultMaxPending is the number of request ids a Transport remembers at
 // most when its MaxPending field is zero or negative.
-const DefaultMaxPending = 4096
+const DefaultMaxPending = restore.DefaultMaxPending
 
 // DefaultMaxMessageSize is the size in bytes of the largest request body,
 // application/json response body or event-stream event a Transport examines
@@ -31,7 +29,7 @@ const DefaultMaxMessageSize = 16 << 20
 // the request would make the Transport remember more than MaxPending request
 // ids. The request is not sent. Use errors.Is to test for it; through an
 // http.Client it arrives inside a *url.Error.
-var ErrTooManyPending = errors.New("httpid: too many request ids pending")
+var ErrTooManyPending = restore.ErrTooManyPending
 
 // Transport is an http.RoundTripper that restores JSON-RPC response ids
 // changed in transit. It remembers the id of each JSON-RPC request it sends
@@ -116,34 +114,14 @@ type Transport struct {
 	// treated as math.MaxInt32.
 	MaxMessageSize int
 
-	mu      sync.Mutex
-	table   rpcid.Pending[*slot]
-	n       int       // records in table
-	orphans list.List // *record whose exchange ended unanswered, oldest first
+	once  sync.Once
+	table restore.Table // the ids sent and their restoring, shared with rpcid proxy
 }
 
-// A record is one request id sent by one exchange.
-type record struct {
-	id   rpcid.ID
-	raw  []byte        // the id's exact JSON text as sent; never modified
-	elem *list.Element // in Transport.orphans once the exchange ended unanswered
-	done bool          // answered or dropped: no longer in the table
-}
-
-// A slot holds the records of all pending requests with Equal ids, in the
-// order they were sent. Usually there is one.
-type slot struct{ recs []*record }
-
-// An exchange is one RoundTrip that recorded request ids.
-type exchange struct {
-	recs     []*record
-	released bool
-}
-
-// A sent id is a request id read from a request body.
-type sentID struct {
-	id  rpcid.ID
-	raw []byte
+// ids returns t's table, setting its limit on first use.
+func (t *Transport) ids() *restore.Table {
+	t.once.Do(func() { t.table.MaxPending = t.MaxPending })
+	return &t.table
 }
 
 // RoundTrip implements http.RoundTripper. It records the request ids in req's
@@ -160,20 +138,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	var ex *exchange
+	var ex *restore.Exchange
 	if examineRequest(req) {
-		r2, ids, err := t.readRequest(req)
+		r2, body, err := t.readRequest(req)
 		if err != nil {
 			return nil, err
 		}
-		if ex, err = t.add(ids); err != nil {
-			return nil, err
+		if body != nil {
+			if ex, err = t.ids().Record(body); err != nil {
+				return nil, fmt.Errorf("httpid: %w", err)
+			}
 		}
 		req = r2
 	}
 	resp, err := base.RoundTrip(req)
 	if err != nil {
-		t.release(ex, true)
+		t.ids().Release(ex, true)
 		return nil, err
 	}
 	t.wrap(req, resp, ex)
@@ -196,18 +176,7 @@ func (t *Transport) CloseIdleConnections() {
 // Len returns the number of request ids the Transport remembers now:
 // requests in flight, plus requests whose exchange ended without their
 // response and that have not been dropped yet.
-func (t *Transport) Len() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.n
-}
-
-func (t *Transport) maxPending() int {
-	if t.MaxPending > 0 {
-		return t.MaxPending
-	}
-	return DefaultMaxPending
-}
+func (t *Transport) Len() int { return t.ids().Len() }
 
 func (t *Transport) maxMessageSize() int {
 	switch {
@@ -230,8 +199,8 @@ func examineRequest(req *http.Request) bool {
 }
 
 // readRequest reads req's body and returns a clone of req that sends the same
-// bytes, with the request ids found in them.
-func (t *Transport) readRequest(req *http.Request) (*http.Request, []sentID, error) {
+// bytes, and the body to record ids from (nil if it was too long to examine).
+func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error) {
 	limit := t.maxMessageSize()
 	data, err := io.ReadAll(io.LimitReader(req.Body, int64(limit)+1))
 	if err != nil {
@@ -249,179 +218,15 @@ func (t *Transport) readRequest(req *http.Request) (*http.Request, []sentID, err
 	r2.GetBody = func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(data)), nil
 	}
-	return r2, requestIDs(data), nil
-}
-
-// requestIDs returns the ids of the JSON-RPC requests in body that can be
-// matched to a response: valid ids other than null.
-func requestIDs(body []byte) []sentID {
-	spans, _ := scanIDs(nil, body, requests)
-	var ids []sentID
-	for _, sp := range spans {
-		raw := body[sp.start:sp.end]
-		id, err := rpcid.Parse(raw)
-		if err != nil || id.Kind() == rpcid.KindNull {
-			continue
-		}
-		ids = append(ids, sentID{id, bytes.Clone(raw)}) // do not pin the body
-	}
-	return ids
-}
-
-// add records ids as sent by one new exchange.
-func (t *Transport) add(ids []sentID) (*exchange, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	limit := t.maxPending()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for t.n+len(ids) > limit && t.orphans.Len() > 0 {
-		t.remove(t.orphans.Front().Value.(*record))
-	}
-	if t.n+len(ids) > limit {
-		return nil, fmt.Errorf("%w: %d pending, the request adds %d, MaxPending is %d", ErrTooManyPending, t.n, len(ids), limit)
-	}
-	ex := &exchange{recs: make([]*record, len(ids))}
-	for i, s := range ids {
-		r := &record{id: s.id, raw: s.raw}
-		ex.recs[i] = r
-		_, sl, ok := t.table.Take(r.id)
-		if !ok {
-			sl = &slot{}
-		}
-		sl.recs = append(sl.recs, r)
-		t.put(sl)
-		t.n++
-	}
-	return ex, nil
-}
-
-// put stores a non-empty slot in the table. t.mu is held, and no Equal id is
-// in the table.
-func (t *Transport) put(sl *slot) {
-	if err := t.table.Add(sl.recs[0].id, sl); err != nil {
-		// Records hold valid, non-null ids, and their slot was taken out.
-		panic("httpid: internal error: " + err.Error())
-	}
-}
-
-// remove takes r out of the table. t.mu is held.
-func (t *Transport) remove(r *record) {
-	if _, sl, ok := t.table.Take(r.id); ok {
-		sl.recs = slices.DeleteFunc(sl.recs, func(x *record) bool { return x == r })
-		if len(sl.recs) > 0 {
-			t.put(sl)
-		}
-	}
-	t.drop(r)
-}
-
-// drop marks r as gone from the table. t.mu is held.
-func (t *Transport) drop(r *record) {
-	if r.elem != nil {
-		t.orphans.Remove(r.elem)
-		r.elem = nil
-	}
-	r.done = true
-	t.n--
-}
-
-// release ends ex. Its unanswered ids are forgotten if the exchange failed and
-// kept as orphans otherwise. It may be called more than once.
-func (t *Transport) release(ex *exchange, failed bool) {
-	if ex == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if ex.released {
-		return
-	}
-	ex.released = true
-	for _, r := range ex.recs {
-		switch {
-		case r.done:
-		case failed:
-			t.remove(r)
-		default:
-			r.elem = t.orphans.PushBack(r)
-		}
-	}
-	ex.recs = nil
-}
-
-// restore answers a response whose id is raw: it forgets the matching request
-// id and returns the bytes to write instead of raw, or nil to leave raw as it
-// is (raw is already spelled as sent, matches nothing, or is ambiguous).
-func (t *Transport) restore(raw []byte) []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.n == 0 {
-		return nil
-	}
-	_, sl, ok := t.table.TakeJSON(raw)
-	if !ok {
-		return nil
-	}
-	var repl []byte
-	if i, rewrite := sl.choose(raw); i >= 0 {
-		r := sl.recs[i]
-		sl.recs = slices.Delete(sl.recs, i, i+1)
-		t.drop(r)
-		if rewrite {
-			repl = r.raw
-		}
-	}
-	if len(sl.recs) > 0 {
-		t.put(sl)
-	}
-	return repl
-}
-
-// choose picks the record a response with id raw answers. It prefers a record
-// spelled exactly as raw (no rewrite), then the only spelling among requests
-// still in flight, then the only spelling among orphans. It returns -1 if
-// the spellings disagree.
-func (sl *slot) choose(raw []byte) (i int, rewrite bool) {
-	i = -1
-	for j, r := range sl.recs {
-		if bytes.Equal(r.raw, raw) {
-			if r.elem == nil {
-				return j, false
-			}
-			if i < 0 {
-				i = j
-			}
-		}
-	}
-	if i >= 0 {
-		return i, false
-	}
-	for _, orphans := range [2]bool{false, true} {
-		for j, r := range sl.recs {
-			if (r.elem != nil) != orphans {
-				continue
-			}
-			if i < 0 {
-				i = j
-			} else if !bytes.Equal(r.raw, sl.recs[i].raw) {
-				return -1, false
-			}
-		}
-		if i >= 0 {
-			return i, true
-		}
-	}
-	return -1, false
+	return r2, data, nil
 }
 
 // wrap arranges for resp's body to be examined and for ex to be released
 // when the exchange ends.
-func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *exchange) {
+func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exchange) {
 	failed := resp.StatusCode < 200 || resp.StatusCode > 299
 	if req.Method == http.MethodHead || resp.Body == nil || resp.Body == http.NoBody || resp.ContentLength == 0 || encoded(resp.Header) {
-		t.release(ex, failed)
+		t.ids().Release(ex, failed)
 		return
 	}
 	switch mt := mediaType(resp.Header); {
@@ -433,9 +238,9 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *exchange) {
 		}
 	case isJSON(mt):
 		t.restoreJSON(resp)
-		t.release(ex, failed)
+		t.ids().Release(ex, failed)
 	default:
-		t.release(ex, failed)
+		t.ids().Release(ex, failed)
 	}
 }
 
@@ -456,8 +261,8 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 	body.Close()
 	out := data
 	if t.Len() > 0 {
-		if spans, ok := scanIDs(nil, data, responses); ok && len(spans) > 0 {
-			out = t.restoreSpans(make([]byte, 0, len(data)+16), data, spans)
+		if restored, changed := t.ids().AppendRestored(make([]byte, 0, len(data)+16), data); changed {
+			out = restored
 		}
 	}
 	if len(out) != len(data) && resp.ContentLength >= 0 {
@@ -467,22 +272,6 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 		}
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(out))
-}
-
-// restoreSpans appends src to dst with each id at spans (in increasing order)
-// restored.
-func (t *Transport) restoreSpans(dst, src []byte, spans []span) []byte {
-	last := 0
-	for _, sp := range spans {
-		repl := t.restore(src[sp.start:sp.end])
-		if repl == nil {
-			continue
-		}
-		dst = append(dst, src[last:sp.start]...)
-		dst = append(dst, repl...)
-		last = sp.end
-	}
-	return append(dst, src[last:]...)
 }
 
 // mediaType returns the lower-case media type of h's Content-Type, or "".

@@ -8,6 +8,8 @@
 //	rpcid eq A B
 //	rpcid key ID
 //	rpcid vectors
+//	rpcid proxy [-listen ADDR] [-v] URL
+//	rpcid proxy [-v] -- COMMAND [ARG ...]
 //
 // # check
 //
@@ -119,6 +121,10 @@ const usageText = `usage:
   rpcid eq A B                     are two JSON ids equal under the rule, and why
   rpcid key ID                     kind, canonical key and JSON spelling of an id
   rpcid vectors                    print the conformance vectors (JSON)
+  rpcid proxy [-listen ADDR] [-v] URL
+  rpcid proxy [-v] -- COMMAND [ARG ...]
+                                   restore response ids for an unchanged client,
+                                   over HTTP or stdio ("rpcid proxy -h")
 
 Ids are JSON text: quote strings for the shell, as in rpcid eq '"01"' 1.
 Run "go doc github.com/rpcid/rpcid/cmd/rpcid" for details.
@@ -141,6 +147,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runKey(args[1:], stdout, stderr)
 	case "vectors":
 		return runVectors(args[1:], stdout, stderr)
+	case "proxy":
+		return runProxy(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return 0

@@ -1,4 +1,4 @@
-package httpid
+package restore
 
 import (
 	"bytes"

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/rpcid/rpcid/httpid"
+)
+
+// defaultProxyListen is the address rpcid proxy listens on in HTTP mode when
+// -listen is not given. Port 8939 has no assignment in the IANA service name
+// registry and no common use.
+const defaultProxyListen = "127.0.0.1:8939"
+
+// proxyUsage is the full help of rpcid proxy, printed to standard output by
+// "rpcid proxy -h" and after a usage error to standard error.
+const proxyUsage = `usage:
+  rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL
+  rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
+
+Proxy restores JSON-RPC response ids that a gateway changed in transit, for a
+client that cannot be changed: each response id equal under the rpcid rule to a
+request id the client sent, but spelled differently ("0" for 0), is written
+back exactly as the client sent it. Nothing else changes.
+
+HTTP mode (a URL): listen on ADDR (default ` + defaultProxyListen + `) and forward each
+request to URL's scheme and host with the client's own path and query, for
+MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client at
+the printed address. Requests whose Host header is not this proxy's address
+are refused (DNS rebinding). Prints one line to standard error when listening:
+  rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
+SIGINT or SIGTERM stops it; requests in flight get 5 seconds to finish.
+
+stdio mode (after --): start COMMAND, pass standard input to it byte for byte
+recording each request id, and pass its standard output back line by line with
+response ids restored; its standard error passes through. Exits with COMMAND's
+exit status (128+N when signal N ended it); SIGINT, SIGTERM and SIGHUP are
+passed on to COMMAND.
+
+Flags:
+  -listen ADDR              HTTP mode: address to listen on (default ` + defaultProxyListen + `;
+                            127.0.0.1:0 picks a free port; a non-loopback
+                            address exposes the proxy to other machines)
+  -v                        log each restored id and each response id that
+                            matches no request, and a summary on exit
+  -max-pending N            request ids remembered at most (default 4096)
+  -max-message-size BYTES   largest message examined; larger ones pass
+                            unchanged (default 16777216)
+
+Exit status: stdio mode, COMMAND's (127 when it cannot be started); HTTP mode,
+0 after SIGINT or SIGTERM, 1 when it cannot listen; 2 for usage errors.
+`
+
+// proxyConfig is a parsed rpcid proxy command line.
+type proxyConfig struct {
+	listen         string
+	listenSet      bool
+	verbose        bool
+	maxPending     int
+	maxMessageSize int
+	upstream       *url.URL // HTTP mode
+	rawURL         string
+	command        []string // stdio mode
+}
+
+// runProxy is "rpcid proxy".
+func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg, code, ok := parseProxyArgs(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	sig := make(chan os.Signal, 2)
+	if cfg.command != nil {
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	} else {
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	}
+	defer signal.Stop(sig)
+	if cfg.command != nil {
+		return proxyStdio(cfg, stdin, stdout, stderr, sig)
+	}
+	return proxyHTTP(cfg, stderr, sig, nil)
+}
+
+// parseProxyArgs parses the arguments of rpcid proxy. When ok is false the
+// command stops with status code: 0 after -h (usage on stdout), 2 after a
+// usage error (reported on stderr).
+func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, code int, ok bool) {
+	fs := flag.NewFlagSet("rpcid proxy", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&cfg.listen, "listen", defaultProxyListen, "")
+	fs.BoolVar(&cfg.verbose, "v", false, "")
+	fs.IntVar(&cfg.maxPending, "max-pending", httpid.DefaultMaxPending, "")
+	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
+	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
+		fmt.Fprintf(stderr, "rpcid proxy: "+format+"\n", a...)
+		fmt.Fprint(stderr, proxyUsage)
+		return cfg, 2, false
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprint(stdout, proxyUsage)
+			return cfg, 0, false
+		}
+		return usageErr("%v", err)
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "listen" {
+			cfg.listenSet = true
+		}
+	})
+	if cfg.maxPending <= 0 {
+		return usageErr("-max-pending must be at least 1, not %d", cfg.maxPending)
+	}
+	if cfg.maxMessageSize <= 0 {
+		return usageErr("-max-message-size must be at least 1, not %d", cfg.maxMessageSize)
+	}
+	rest := fs.Args()
+	consumed := len(args) - len(rest)
+	if consumed > 0 && args[consumed-1] == "--" {
+		// stdio mode: everything after -- is the command.
+		if len(rest) == 0 {
+			return usageErr("no COMMAND after --")
+		}
+		if cfg.listenSet {
+			return usageErr("-listen applies to HTTP mode only, not to a COMMAND")
+		}
+		cfg.command = rest
+		return cfg, 0, true
+	}
+	switch {
+	case len(rest) == 0:
+		return usageErr("a URL or -- COMMAND is needed")
+	case len(rest) > 1:
+		return usageErr("one URL expected, got %d arguments (flags go before the URL; a COMMAND goes after --)", len(rest))
+	}
+	u, err := url.Parse(rest[0])
+	switch {
+	case err != nil:
+		return usageErr("%v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return usageErr("URL %q: scheme must be http or https", rest[0])
+	case u.Host == "":
+		return usageErr("URL %q has no host", rest[0])
+	case u.User != nil:
+		return usageErr("URL %q holds credentials; the proxy adds none of its own (the client's Authorization header passes through)", rest[0])
+	}
+	if _, _, err := net.SplitHostPort(cfg.listen); err != nil {
+		return usageErr("-listen %q: %v", cfg.listen, err)
+	}
+	cfg.upstream, cfg.rawURL = u, rest[0]
+	return cfg, 0, true
+}
+
+// proxyLog writes the proxy's lines to standard error, one write per line, so
+// that lines from concurrent requests do not interleave.
+type proxyLog struct {
+	mu      sync.Mutex
+	w       io.Writer
+	verbose bool
+}
+
+// printf writes one line.
+func (l *proxyLog) printf(format string, a ...any) {
+	line := "rpcid proxy: " + fmt.Sprintf(format, a...) + "\n"
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, line)
+}
+
+// Write writes b as it is, between the proxy's own lines.
+func (l *proxyLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// verbosef writes one line when -v was given.
+func (l *proxyLog) verbosef(format string, a ...any) {
+	if l.verbose {
+		l.printf(format, a...)
+	}
+}
+
+// restored logs one restored id (-v).
+func (l *proxyLog) restored(received, sent []byte) {
+	l.verbosef("restored response id %s to %s", logID(received), logID(sent))
+}
+
+// unmatched logs a response id that matches no request sent (-v).
+func (l *proxyLog) unmatched(received []byte) {
+	l.verbosef("response id %s matches no request sent", logID(received))
+}
+
+// maxLogID is the length in bytes above which an id is cut in log lines.
+const maxLogID = 80
+
+// logID returns the JSON text of an id for a log line: as it is, or its
+// first maxLogID bytes (whole UTF-8 sequences) and the full length. JSON text
+// has no raw control characters, so a line stays one line.
+func logID(raw []byte) string {
+	if len(raw) <= maxLogID {
+		return string(raw)
+	}
+	n := maxLogID
+	for n > 0 && !utf8.RuneStart(raw[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", raw[:n], len(raw))
+}
+
+// hostPath returns the path of u for the start line: "/" when it has none.
+func hostPath(u *url.URL) string {
+	p := u.EscapedPath()
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return p
+}
+
+// proxyCount returns "1 word" or "N words".
+func proxyCount(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

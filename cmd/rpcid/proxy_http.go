@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcid/rpcid/httpid"
+	"github.com/rpcid/rpcid/internal/restore"
+)
+
+// proxyGrace is how long requests in flight may take to finish after SIGINT
+// or SIGTERM before their connections are closed.
+const proxyGrace = 5 * time.Second
+
+// An httpProxy is the handler of rpcid proxy in HTTP mode.
+type httpProxy struct {
+	target   *url.URL        // the upstream's scheme and host only
+	hosts    map[string]bool // Host header values accepted, lower case
+	rp       *httputil.ReverseProxy
+	log      *proxyLog
+	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
+	table    *restore.Table // the Transport's, for -v; nil when not reachable
+	requests atomic.Int64   // requests forwarded
+}
+
+// transportTable returns the restore.Table of an httpid.Transport, so that
+// -v can log its restored and unmatched ids and its counts. It is nil until
+// package httpid offers a way to reach it.
+var transportTable func(*httpid.Transport) *restore.Table
+
+type inboundHostKey struct{}
+
+// proxyHTTP runs HTTP mode until a signal arrives on sig. If started is not
+// nil it is called with the listener's address once the start line is
+// printed (for tests).
+func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started func(net.Addr)) int {
+	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
+	ln, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		lg.printf("%v", err)
+		return 1
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	p := newHTTPProxy(cfg, lg, allowedHosts(cfg.listen, addr))
+	srv := &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
+	}
+	lg.printf("listening on http://%s%s, forwarding to %s", addr, hostPath(cfg.upstream), cfg.rawURL)
+	if started != nil {
+		started(addr)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+
+	code := 0
+	select {
+	case err := <-served:
+		lg.printf("%v", err)
+		code = 1
+	case <-sig:
+		close(p.stopping)
+		ctx, cancel := context.WithTimeout(context.Background(), proxyGrace)
+		done := make(chan error, 1)
+		go func() { done <- srv.Shutdown(ctx) }()
+		select {
+		case err = <-done:
+		case <-sig: // a second signal: stop at once
+			err = context.Canceled
+		}
+		cancel()
+		if err != nil {
+			srv.Close()
+		}
+	}
+	p.summary()
+	return code
+}
+
+// newHTTPProxy returns the handler for cfg, accepting the Host values hosts.
+func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpProxy {
+	base := http.DefaultTransport.(*http.Transport).Clone() // system roots, HTTP_PROXY and friends
+	tr := &httpid.Transport{Base: base, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
+	p := &httpProxy{
+		target:   &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
+		hosts:    hosts,
+		log:      lg,
+		stopping: make(chan struct{}),
+	}
+	if transportTable != nil {
+		p.table = transportTable(tr)
+		p.table.OnRestore = lg.restored
+		p.table.OnUnmatched = lg.unmatched
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      tr,
+		FlushInterval:  -1, // every write reaches the client at once: events pass one by one
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.errorHandler,
+		ErrorLog:       log.New(stderrWriter{lg}, "", 0),
+	}
+	return p
+}
+
+// ServeHTTP refuses requests for other hosts and forwards the rest.
+func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !p.hosts[strings.ToLower(r.Host)] {
+		p.refuse(w, r, "Host "+strconv.Quote(r.Host)+" is not this proxy's address (DNS rebinding protection)")
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && !p.allowedOrigin(o) {
+		p.refuse(w, r, "Origin "+strconv.Quote(o)+" is not a local origin")
+		return
+	}
+	ctx := context.WithValue(r.Context(), inboundHostKey{}, r.Host)
+	if r.Method == http.MethodGet {
+		// A GET opens a stream that may never end; on shutdown it ends at
+		// once instead of holding the grace period.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.stopping:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	p.requests.Add(1)
+	p.rp.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// refuse answers 403 with reason as plain text; the request goes nowhere.
+func (p *httpProxy) refuse(w http.ResponseWriter, r *http.Request, reason string) {
+	p.log.verbosef("refused %s %s: %s", r.Method, r.URL.Path, reason)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, "rpcid proxy: "+reason+"\n")
+}
+
+// allowedOrigin reports whether a request with this Origin header may pass:
+// a page served from this machine (localhost, 127.0.0.1 or [::1], any port)
+// or from this proxy's own address. Pages of other sites are refused, as MCP
+// asks of local servers.
+func (p *httpProxy) allowedOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return false
+	}
+	if p.hosts[strings.ToLower(u.Host)] {
+		return true
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// rewrite sends the request to the upstream's scheme and host with the
+// client's path and query, byte for byte. The upstream sees its own name in Host. The
+// client's Accept-Encoding is dropped so that the response arrives
+// uncompressed (http.Transport asks for gzip itself and decodes it) and its
+// ids can be restored.
+func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.SetURL(p.target)
+	// The path and query as the client wrote them: ReverseProxy re-encodes
+	// some queries, and the proxy reads neither.
+	pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = pr.In.URL.Path, pr.In.URL.RawPath, pr.In.URL.RawQuery
+	pr.Out.Header.Del("Accept-Encoding")
+}
+
+// modifyResponse arranges for the endpoint event of a 2024-11-05 HTTP+SSE
+// stream to name this proxy (see endpointBody).
+func (p *httpProxy) modifyResponse(resp *http.Response) error {
+	if resp.Request.Method != http.MethodGet || resp.StatusCode/100 != 2 || resp.Body == nil || resp.Body == http.NoBody {
+		return nil
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		return nil
+	}
+	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
+	resp.Body = newEndpointBody(resp.Body, func(value []byte) []byte {
+		out := rewriteEndpoint(value, p.target, host)
+		switch {
+		case out != nil:
+			p.log.verbosef("endpoint event: %s rewritten to %s", value, out)
+		case endpointElsewhere(value, p.target):
+			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", value, p.target)
+		}
+		return out
+	})
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	return nil
+}
+
+// errorHandler answers a request the upstream could not serve.
+func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		// The client went away or the proxy is stopping: nobody to answer.
+		return
+	}
+	status := http.StatusBadGateway
+	if errors.Is(err, httpid.ErrTooManyPending) {
+		status = http.StatusServiceUnavailable
+	}
+	p.log.printf("%s %s: %v", r.Method, r.URL.Path, err)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	io.WriteString(w, "rpcid proxy: "+err.Error()+"\n")
+}
+
+// summary prints the -v summary line.
+func (p *httpProxy) summary() {
+	if !p.log.verbose {
+		return
+	}
+	if p.table == nil {
+		p.log.printf("%s forwarded", proxyCount(p.requests.Load(), "request"))
+		return
+	}
+	st := p.table.Stats()
+	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched",
+		proxyCount(p.requests.Load(), "request"), proxyCount(st.Requests, "request id"),
+		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched)
+}
+
+// allowedHosts returns the Host header values (lower case) that name a proxy
+// listening on addr, from -listen value listen: the listen host as written and
+// the listener's address, each with the port; localhost with the port; when
+// listening on all addresses, 127.0.0.1, [::1] and each address of this
+// machine's interfaces with the port. For port 80 each name is accepted
+// without the port as well.
+func allowedHosts(listen string, addr *net.TCPAddr) map[string]bool {
+	port := strconv.Itoa(addr.Port)
+	names := []string{"localhost", addr.IP.String()}
+	if h, _, err := net.SplitHostPort(listen); err == nil && h != "" {
+		names = append(names, h)
+	}
+	if addr.IP.IsUnspecified() {
+		names = append(names, "127.0.0.1", "::1")
+		if as, err := net.InterfaceAddrs(); err == nil {
+			for _, a := range as {
+				if n, ok := a.(*net.IPNet); ok {
+					names = append(names, n.IP.String())
+				}
+			}
+		}
+	}
+	hosts := make(map[string]bool)
+	for _, n := range names {
+		n = strings.ToLower(n)
+		hosts[net.JoinHostPort(n, port)] = true
+		if port == "80" {
+			if strings.Contains(n, ":") {
+				n = "[" + n + "]"
+			}
+			hosts[n] = true
+		}
+	}
+	return hosts
+}
+
+// stderrWriter lets a log.Logger write through a proxyLog.
+type stderrWriter struct{ l *proxyLog }
+
+func (s stderrWriter) Write(b []byte) (int, error) {
+	s.l.printf("%s", strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// wait bounds every wait in the proxy tests.
+const wait = 10 * time.Second
+
+// helperEnv names the environment variable that makes the test binary act as
+// a stdio server for the proxy (see TestProxyHelperProcess).
+const helperEnv = "RPCID_PROXY_HELPER"
+
+// helperCommand returns the command line that runs this test binary as the
+// stdio server mode of TestProxyHelperProcess. The mode is set in the
+// environment with t.Setenv, which the proxy passes on to its COMMAND.
+func helperCommand(t *testing.T, mode string) []string {
+	t.Setenv(helperEnv, mode)
+	return []string{os.Args[0], "-test.run=^TestProxyHelperProcess$"}
+}
+
+// TestProxyHelperProcess is not a test: run with RPCID_PROXY_HELPER set, it
+// is a stdio server started by the proxy under test. Modes:
+//
+//	stringify  answers each request with its id turned into a string (a
+//	           number n becomes "n"); method "ghost" is answered with id
+//	           "999"; method "long" with a result of 1 MiB; method "len"
+//	           with the length of the request line as received. Writes one
+//	           line to standard error first. Exits with status
+//	           RPCID_PROXY_HELPER_EXIT (default 0) at the end of its input.
+//	exit       exits at once with status RPCID_PROXY_HELPER_EXIT.
+//	kill       kills itself with SIGKILL.
+//	trap       prints "ready", waits for SIGTERM and exits with status 42.
+func TestProxyHelperProcess(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		t.Skip("run by the proxy tests as a stdio server")
+	}
+	code, _ := strconv.Atoi(os.Getenv("RPCID_PROXY_HELPER_EXIT"))
+	switch mode {
+	case "stringify":
+		fmt.Fprintln(os.Stderr, "helper: standard error passes through")
+		stringifyServer(os.Stdin, os.Stdout)
+	case "exit":
+	case "kill":
+		p, _ := os.FindProcess(os.Getpid())
+		p.Kill()
+		time.Sleep(wait)
+	case "trap":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		fmt.Println("ready")
+		select {
+		case <-c:
+			code = 42
+		case <-time.After(wait):
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// stringifyServer is the stringify mode of TestProxyHelperProcess.
+func stringifyServer(r io.Reader, w io.Writer) {
+	br := bufio.NewReaderSize(r, 1<<10) // lines longer than this arrive in parts
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(line, &m) == nil && m.ID != nil && m.Method != "" {
+				id := string(m.ID)
+				if id[0] != '"' {
+					id = `"` + id + `"`
+				}
+				result := "{}"
+				switch m.Method {
+				case "ghost":
+					id = `"999"`
+				case "long":
+					result = `{"pad":"` + strings.Repeat("x", 1<<20) + `"}`
+				case "len":
+					result = `{"len":` + strconv.Itoa(len(line)) + `}`
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// runProxyArgs runs "rpcid proxy args..." in this process with stdin and
+// returns its exit status, stdout and stderr, failing the test if it does
+// not end within the bounded wait.
+func runProxyArgs(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(append([]string{"proxy"}, args...), strings.NewReader(stdin), &stdout, &stderr)
+	}()
+	select {
+	case code := <-done:
+		return code, stdout.String(), stderr.String()
+	case <-time.After(wait):
+		t.Fatalf("rpcid proxy %q did not end within %v", args, wait)
+	}
+	return 0, "", ""
+}
+
+func TestProxyStdioRestores(t *testing.T) {
+	cmd := helperCommand(t, "stringify")
+	t.Setenv("RPCID_PROXY_HELPER_EXIT", "5")
+	in := `{"jsonrpc":"2.0","id":3,"method":"ping"}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":"a","method":"ping"}
+{"jsonrpc":"2.0","id":0,"method":"ping"}
+[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]
+{"jsonrpc":"2.0","id":10,"method":"ghost"}
+{"jsonrpc":"2.0","id":1.0,"method":"ping"}
+`
+	// This server does not answer batches (TestProxyStdioBatchResponse
+	// has one that does).
+	want := `{"jsonrpc":"2.0","id":3,"result":{}}
+{"jsonrpc":"2.0","id":"a","result":{}}
+{"jsonrpc":"2.0","id":0,"result":{}}
+{"jsonrpc":"2.0","id":"999","result":{}}
+{"jsonrpc":"2.0","id":"1.0","result":{}}
+`
+	code, stdout, stderr := runProxyArgs(t, in, append([]string{"-v", "--"}, cmd...)...)
+	if code != 5 {
+		t.Errorf("exit status %d, want 5 (the command's); stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{
+		"helper: standard error passes through\n",
+		"rpcid proxy: restored response id \"3\" to 3\n",
+		"rpcid proxy: restored response id \"0\" to 0\n",
+		"rpcid proxy: response id \"999\" matches no request sent\n",
+		"rpcid proxy: 12 messages (7 from the client, 5 from the command); 2 ids restored, 2 unmatched\n",
+	} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr does not contain %q:\n%s", s, stderr)
+		}
+	}
+	// "1.0" is a string that the rule does not equate with the number 1.0,
+	// so it is left as received, and matches nothing.
+	if strings.Contains(stderr, `"1.0" to`) {
+		t.Errorf("stderr reports restoring \"1.0\":\n%s", stderr)
+	}
+}
+
+// The batch case: a server that answers a batch with a batch.
+func TestProxyStdioBatchResponse(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	// sh answers the first line with a batch response whose ids are strings.
+	script := `read line; printf '%s\n' '[{"jsonrpc":"2.0","id":"5","result":1},{"jsonrpc":"2.0","id":"6","error":{"code":-1,"message":"m"}}]'`
+	in := `[{"jsonrpc":"2.0","id":5,"method":"a"},{"jsonrpc":"2.0","id":6,"method":"b"}]` + "\n"
+	code, stdout, stderr := runProxyArgs(t, in, "--", "sh", "-c", script)
+	want := `[{"jsonrpc":"2.0","id":5,"result":1},{"jsonrpc":"2.0","id":6,"error":{"code":-1,"message":"m"}}]` + "\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit status %d, stdout\n%s\nwant 0 and\n%s\nstderr: %s", code, stdout, want, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("without -v, stderr = %q, want nothing", stderr)
+	}
+}
+
+func TestProxyStdioLongLines(t *testing.T) {
+	cmd := helperCommand(t, "stringify")
+	long := `{"jsonrpc":"2.0","id":8,"method":"len","params":{"pad":"` + strings.Repeat("y", 5000) + `"}}` + "\n"
+	in := `{"jsonrpc":"2.0","id":7,"method":"long"}` + "\n" + long + `{"jsonrpc":"2.0","id":9,"method":"ping"}` + "\n"
+	code, stdout, stderr := runProxyArgs(t, in, append([]string{"-max-message-size", "1024", "--"}, cmd...)...)
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	lines := strings.SplitAfter(stdout, "\n")
+	if len(lines) != 4 || lines[3] != "" {
+		t.Fatalf("stdout has %d parts, want 3 lines: %.200q", len(lines), stdout)
+	}
+	// The 1 MiB response is longer than -max-message-size: it passes
+	// unchanged, its id unrestored.
+	wantLong := `{"jsonrpc":"2.0","id":"7","result":{"pad":"` + strings.Repeat("x", 1<<20) + `"}}` + "\n"
+	if lines[0] != wantLong {
+		t.Errorf("long response changed: %.100q... (%d bytes), want %d bytes", lines[0], len(lines[0]), len(wantLong))
+	}
+	// The long request reached the server byte for byte (its length), and
+	// was not recorded, so its answer is not restored either.
+	if want := `{"jsonrpc":"2.0","id":"8","result":{"len":` + strconv.Itoa(len(long)) + "}}\n"; lines[1] != want {
+		t.Errorf("answer to the long request = %q, want %q", lines[1], want)
+	}
+	if want := `{"jsonrpc":"2.0","id":9,"result":{}}` + "\n"; lines[2] != want {
+		t.Errorf("after the long lines = %q, want %q", lines[2], want)
+	}
+}
+
+func TestProxyStdioExitStatus(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	tests := []struct {
+		mode string
+		exit string
+		want int
+	}{
+		{"exit", "0", 0},
+		{"exit", "3", 3},
+		{"kill", "", 128 + int(syscall.SIGKILL)},
+	}
+	for _, tt := range tests {
+		cmd := helperCommand(t, tt.mode)
+		t.Setenv("RPCID_PROXY_HELPER_EXIT", tt.exit)
+		code, _, stderr := runProxyArgs(t, "", append([]string{"--"}, cmd...)...)
+		if code != tt.want {
+			t.Errorf("%s %s: exit status %d, want %d; stderr:\n%s", tt.mode, tt.exit, code, tt.want, stderr)
+		}
+	}
+	code, _, stderr := runProxyArgs(t, "", "--", "rpcid-proxy-test-no-such-command")
+	if code != 127 || !strings.Contains(stderr, "rpcid-proxy-test-no-such-command") {
+		t.Errorf("missing command: exit status %d, stderr %q; want 127 and the name", code, stderr)
+	}
+}
+
+// A signal to the proxy reaches the command, and the proxy exits with the
+// command's status; the client has not closed its end.
+func TestProxyStdioSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	cmd := helperCommand(t, "trap")
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	stdoutR, stdoutW := io.Pipe()
+	sig := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	var stderr bytes.Buffer
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, &stderr, sig)
+	}()
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdoutR)
+	}()
+	select {
+	case line := <-ready:
+		if line != "ready\n" {
+			t.Fatalf("command printed %q, want %q", line, "ready\n")
+		}
+	case <-time.After(wait):
+		t.Fatal("command did not start")
+	}
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 42 {
+			t.Errorf("exit status %d, want 42 (the command's after SIGTERM); stderr:\n%s", code, stderr.String())
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not end after SIGTERM")
+	}
+}

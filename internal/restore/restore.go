@@ -1,0 +1,353 @@
+// Package restore remembers the ids of the JSON-RPC 2.0 requests a client
+// sends and restores the ids of the responses it receives to the exact bytes
+// that were sent, when an intermediary changed their spelling in transit
+// ("id":1 sent, "id":"1" received) but not their identity under the rpcid
+// rule.
+//
+// It is the one implementation of that logic behind both adapters of this
+// module: httpid.Transport (HTTP exchanges and event streams) and
+// `rpcid proxy` (HTTP, and stdio with one message or batch per line). It is
+// internal because its only users are in this module, and its shape (spans
+// into a caller's buffer, exchanges that end) follows what those adapters
+// need; exporting it would freeze that shape before a third user exists.
+// The public way in is httpid.Transport, and for programs in other languages
+// the rpcid proxy command.
+package restore
+
+import (
+	"bytes"
+	"container/list"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/rpcid/rpcid"
+)
+
+// DefaultMaxPending is the number of request ids a Table remembers at most
+// when its MaxPending field is zero or negative.
+const DefaultMaxPending = 4096
+
+// ErrTooManyPending is returned, wrapped, by Table.Record when remembering
+// the ids of a message would make the Table hold more than MaxPending ids
+// while none of them can be dropped.
+var ErrTooManyPending = errors.New("too many request ids pending")
+
+// A Table remembers request ids sent by one client and restores response ids
+// Equal to them (rpcid.Equal) to the spelling that was sent.
+//
+// A remembered id is forgotten when a response with an Equal id is restored
+// or found already spelled as sent, and when the Exchange that recorded it is
+// released as failed. An Exchange released as not failed leaves its
+// unanswered ids as orphans: they wait for a response on another stream
+// (MCP's standalone event stream, say) but are the first to be dropped,
+// oldest first, when room is needed.
+//
+// If requests with Equal ids but different spellings are remembered at once,
+// the answer is ambiguous unless exactly one spelling is in flight (not
+// orphaned) or one is spelled as received; an ambiguous response id is left
+// unchanged and forgets nothing.
+//
+// A Table is safe for concurrent use. Its zero value is ready to use; set its
+// fields before first use, and do not copy it after.
+type Table struct {
+	// MaxPending is the largest number of ids remembered at once. If zero or
+	// negative, DefaultMaxPending is used.
+	MaxPending int
+
+	// OnRestore, if set, is called for each response id rewritten, with the
+	// id as received and as it will be written. It is called without the
+	// Table's lock held, from the goroutine that called Restore, and must not
+	// keep the slices.
+	OnRestore func(received, sent []byte)
+
+	// OnUnmatched, if set, is called for each valid, non-null response id
+	// that matches no remembered id. Like OnRestore, it must not keep the
+	// slice.
+	OnUnmatched func(received []byte)
+
+	mu      sync.Mutex
+	table   rpcid.Pending[*slot]
+	n       int       // records in table
+	orphans list.List // *record whose exchange ended unanswered, oldest first
+	stats   Stats
+}
+
+// Stats counts what a Table has seen.
+type Stats struct {
+	Requests  int64 // request ids recorded
+	Responses int64 // response ids examined (in messages Restore was given)
+	Restored  int64 // response ids rewritten to the spelling sent
+	Unmatched int64 // valid, non-null response ids that matched no remembered id
+}
+
+// A record is one request id sent by one exchange.
+type record struct {
+	id   rpcid.ID
+	raw  []byte        // the id's exact JSON text as sent; never modified
+	elem *list.Element // in Table.orphans once the exchange ended unanswered
+	done bool          // answered or dropped: no longer in the table
+}
+
+// A slot holds the records of all remembered requests with Equal ids, in the
+// order they were sent. Usually there is one.
+type slot struct{ recs []*record }
+
+// An Exchange is the set of ids one call to Record remembered: for HTTP, one
+// request body. Release ends it.
+type Exchange struct {
+	recs     []*record
+	released bool
+}
+
+// Stats returns the counts so far.
+func (t *Table) Stats() Stats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stats
+}
+
+// Len returns the number of ids remembered now: requests in flight, plus
+// orphans not yet dropped.
+func (t *Table) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+func (t *Table) maxPending() int {
+	if t.MaxPending > 0 {
+		return t.MaxPending
+	}
+	return DefaultMaxPending
+}
+
+// A sentID is a request id read from a client's message.
+type sentID struct {
+	id  rpcid.ID
+	raw []byte
+}
+
+// requestIDs returns the ids of the JSON-RPC requests in data that can be
+// matched to a response: valid ids other than null.
+func requestIDs(data []byte) []sentID {
+	spans, _ := scanIDs(nil, data, requests)
+	var ids []sentID
+	for _, sp := range spans {
+		raw := data[sp.start:sp.end]
+		id, err := rpcid.Parse(raw)
+		if err != nil || id.Kind() == rpcid.KindNull {
+			continue
+		}
+		ids = append(ids, sentID{id, bytes.Clone(raw)}) // do not pin data
+	}
+	return ids
+}
+
+// Record remembers the ids of the requests in data, one client-to-server
+// JSON text: a request, a notification, or a batch (JSON-RPC 2.0 sections 4
+// and 6). Notifications, null ids, invalid ids and texts that are not JSON
+// are not remembered. data is not retained.
+//
+// It returns the Exchange to Release when the exchange ends, or nil when no
+// id was remembered. If the ids do not fit within MaxPending after dropping
+// orphans, it remembers none and returns an error wrapping
+// ErrTooManyPending.
+func (t *Table) Record(data []byte) (*Exchange, error) {
+	return t.add(requestIDs(data))
+}
+
+// add remembers ids as sent by one new exchange.
+func (t *Table) add(ids []sentID) (*Exchange, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	limit := t.maxPending()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.n+len(ids) > limit && t.orphans.Len() > 0 {
+		t.remove(t.orphans.Front().Value.(*record))
+	}
+	if t.n+len(ids) > limit {
+		return nil, fmt.Errorf("%w: %d pending, the message adds %d, MaxPending is %d", ErrTooManyPending, t.n, len(ids), limit)
+	}
+	ex := &Exchange{recs: make([]*record, len(ids))}
+	for i, s := range ids {
+		r := &record{id: s.id, raw: s.raw}
+		ex.recs[i] = r
+		_, sl, ok := t.table.Take(r.id)
+		if !ok {
+			sl = &slot{}
+		}
+		sl.recs = append(sl.recs, r)
+		t.put(sl)
+		t.n++
+	}
+	t.stats.Requests += int64(len(ids))
+	return ex, nil
+}
+
+// put stores a non-empty slot in the table. t.mu is held, and no Equal id is
+// in the table.
+func (t *Table) put(sl *slot) {
+	if err := t.table.Add(sl.recs[0].id, sl); err != nil {
+		// Records hold valid, non-null ids, and their slot was taken out.
+		panic("restore: internal error: " + err.Error())
+	}
+}
+
+// remove takes r out of the table. t.mu is held.
+func (t *Table) remove(r *record) {
+	if _, sl, ok := t.table.Take(r.id); ok {
+		sl.recs = slices.DeleteFunc(sl.recs, func(x *record) bool { return x == r })
+		if len(sl.recs) > 0 {
+			t.put(sl)
+		}
+	}
+	t.drop(r)
+}
+
+// drop marks r as gone from the table. t.mu is held.
+func (t *Table) drop(r *record) {
+	if r.elem != nil {
+		t.orphans.Remove(r.elem)
+		r.elem = nil
+	}
+	r.done = true
+	t.n--
+}
+
+// Release ends ex: its unanswered ids are forgotten if failed, and kept as
+// orphans otherwise. A nil Exchange and a second Release do nothing.
+func (t *Table) Release(ex *Exchange, failed bool) {
+	if ex == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ex.released {
+		return
+	}
+	ex.released = true
+	for _, r := range ex.recs {
+		switch {
+		case r.done:
+		case failed:
+			t.remove(r)
+		default:
+			r.elem = t.orphans.PushBack(r)
+		}
+	}
+	ex.recs = nil
+}
+
+// Restore finds the response ids in data, one server-to-client JSON text (a
+// response or a batch), and calls fn, in increasing order of position, for
+// each one that must be rewritten: data[start:end] is the id as received and
+// sent is the spelling to write instead. fn must not keep sent. Each
+// response id Equal to a remembered id answers it, whether or not it needs
+// rewriting. Requests the server sends (objects with a "method" member) are
+// never touched.
+func (t *Table) Restore(data []byte, fn func(start, end int, sent []byte)) {
+	spans, ok := scanIDs(nil, data, responses)
+	if !ok {
+		return
+	}
+	for _, sp := range spans {
+		raw := data[sp.start:sp.end]
+		if sent := t.restore(raw); sent != nil {
+			if t.OnRestore != nil {
+				t.OnRestore(raw, sent)
+			}
+			fn(sp.start, sp.end, sent)
+		}
+	}
+}
+
+// AppendRestored appends data to dst with its response ids restored (see
+// Restore) and reports whether any id was rewritten.
+func (t *Table) AppendRestored(dst, data []byte) (out []byte, changed bool) {
+	last := 0
+	t.Restore(data, func(start, end int, sent []byte) {
+		dst = append(dst, data[last:start]...)
+		dst = append(dst, sent...)
+		last = end
+		changed = true
+	})
+	return append(dst, data[last:]...), changed
+}
+
+// restore answers a response whose id is raw: it forgets the matching
+// request id and returns the bytes to write instead of raw, or nil to leave
+// raw as it is (raw is already spelled as sent, matches nothing, or is
+// ambiguous).
+func (t *Table) restore(raw []byte) []byte {
+	t.mu.Lock()
+	t.stats.Responses++
+	_, sl, ok := t.table.TakeJSON(raw)
+	if !ok {
+		unmatched := false
+		if id, err := rpcid.Parse(raw); err == nil && id.Kind() != rpcid.KindNull {
+			t.stats.Unmatched++
+			unmatched = true
+		}
+		t.mu.Unlock()
+		if unmatched && t.OnUnmatched != nil {
+			t.OnUnmatched(raw)
+		}
+		return nil
+	}
+	defer t.mu.Unlock()
+	var repl []byte
+	if i, rewrite := sl.choose(raw); i >= 0 {
+		r := sl.recs[i]
+		sl.recs = slices.Delete(sl.recs, i, i+1)
+		t.drop(r)
+		if rewrite {
+			repl = r.raw
+			t.stats.Restored++
+		}
+	}
+	if len(sl.recs) > 0 {
+		t.put(sl)
+	}
+	return repl
+}
+
+// choose picks the record a response with id raw answers. It prefers a record
+// spelled exactly as raw (no rewrite), then the only spelling among requests
+// still in flight, then the only spelling among orphans. It returns -1 if
+// the spellings disagree.
+func (sl *slot) choose(raw []byte) (i int, rewrite bool) {
+	i = -1
+	for j, r := range sl.recs {
+		if bytes.Equal(r.raw, raw) {
+			if r.elem == nil {
+				return j, false
+			}
+			if i < 0 {
+				i = j
+			}
+		}
+	}
+	if i >= 0 {
+		return i, false
+	}
+	for _, orphans := range [2]bool{false, true} {
+		for j, r := range sl.recs {
+			if (r.elem != nil) != orphans {
+				continue
+			}
+			if i < 0 {
+				i = j
+			} else if !bytes.Equal(r.raw, sl.recs[i].raw) {
+				return -1, false
+			}
+		}
+		if i >= 0 {
+			return i, true
+		}
+	}
+	return -1, false
+}
