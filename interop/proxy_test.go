@@ -275,9 +275,18 @@ type exchange struct {
 // TestProxyBytes, which uses no SDK: JSON bodies and event streams with
 // batches, error responses, requests from the server, a duplicate id member,
 // events that are not JSON or not messages, multi-line data with CRLF, a
-// 20 MiB body and a 20 MiB event.
-func httpScript() []exchange {
+// 20 MiB body and a 20 MiB event. The server sends the same bytes whatever
+// examined says; examined says whether the proxy examines 20 MiB messages
+// (-max-message-size above it) and so what the client must receive.
+func httpScript(examined bool) []exchange {
 	w := func() *wire { return &wire{} }
+	// restoredIf returns want when examined, else sent (the id passes unchanged).
+	restoredIf := func(examined bool, sent, want string) (string, string) {
+		if examined {
+			return sent, want
+		}
+		return sent, sent
+	}
 	return []exchange{
 		// One response with its own whitespace; nested "id" members are not its id.
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "application/json", []*wire{
@@ -301,26 +310,34 @@ func httpScript() []exchange {
 			w().raw("data: {\"jsonrpc\":\"2.0\",\"id\":\"99\",\"result\":\"matches nothing\"}\n\n"),
 			w().raw("event: message\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata:  \"id\" : ").id(`"4"`, `4`).raw(",\r\ndata: \"result\":\"four\"}\r\n\r\n"),
 		}},
-		// A body over the size limit passes unchanged; id 5 stays pending.
+		// A 20 MiB body: restored if examined, else unchanged, and id 5
+		// stays pending.
 		{`{"jsonrpc":"2.0","id":5,"method":"big"}`, "application/json", []*wire{
-			w().raw(`{"jsonrpc":"2.0","id":"5","result":"`, big(), `"}`),
+			w().raw(`{"jsonrpc":"2.0","id":`).id(restoredIf(examined, `"5"`, `5`)).raw(`,"result":"`, big(), `"}`),
 		}},
-		// An event over the size limit passes unchanged; the events after it
-		// are restored, among them the answer to 5 on another exchange.
+		// A 20 MiB event, then the answer to 5 on another exchange and a
+		// second answer to 6: whichever answer comes first is restored, and
+		// a later one matches nothing and passes unchanged.
 		{`{"jsonrpc":"2.0","id":6,"method":"big"}`, "text/event-stream", []*wire{
-			w().raw(`data: {"jsonrpc":"2.0","id":"6","result":"`, big(), `"}`+"\n\n"),
-			w().raw(`data: {"jsonrpc":"2.0","id":`).id(`"5"`, `5`).raw(`,"result":"late"}` + "\n\n"),
-			w().raw(`data: {"jsonrpc":"2.0","id":`).id(`"6"`, `6`).raw(`,"result":"small"}` + "\n\n"),
+			w().raw(`data: {"jsonrpc":"2.0","id":`).id(restoredIf(examined, `"6"`, `6`)).raw(`,"result":"`, big(), `"}`+"\n\n"),
+			w().raw(`data: {"jsonrpc":"2.0","id":`).id(restoredIf(!examined, `"5"`, `5`)).raw(`,"result":"late"}` + "\n\n"),
+			w().raw(`data: {"jsonrpc":"2.0","id":`).id(restoredIf(!examined, `"6"`, `6`)).raw(`,"result":"small"}` + "\n\n"),
 		}},
 	}
 }
 
-// TestProxyBytes runs a raw JSON-RPC server (no SDK) behind "rpcid proxy -v"
-// and checks that the client receives every byte the server sent, except the
-// restored ids, and that -v logs each restored id.
+// bigLimit is a -max-message-size under which the 20 MiB messages of the
+// scripts are examined.
+const bigLimit = "33554432" // 32 MiB
+
+// TestProxyBytes runs a raw JSON-RPC server (no SDK) behind "rpcid proxy -v",
+// with the default message size limit and with one above the script's
+// largest message, and checks that the client receives every byte the server
+// sent, except the restored ids, and that -v logs each restored id and the
+// id that matched nothing.
 func TestProxyBytes(t *testing.T) {
 	t.Parallel()
-	script := httpScript()
+	script := httpScript(false) // the server's bytes do not depend on examined
 	var unknown atomic.Int64
 	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -341,52 +358,70 @@ func TestProxyBytes(t *testing.T) {
 		unknown.Add(1)
 		http.Error(w, "unknown request", http.StatusBadRequest)
 	}))
-	p := startProxy(t, srv.URL+"/rpc", "-v")
-	hc := plainClient()
-	for i, ex := range script {
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(ex.request))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := hc.Do(req)
-		if err != nil {
-			cancel()
-			t.Fatalf("exchange %d: %v", i+1, err)
-		}
-		got, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		cancel()
-		if err != nil {
-			t.Fatalf("exchange %d: reading the body: %v", i+1, err)
-		}
-		var want []byte
-		for _, piece := range ex.reply {
-			want = append(want, piece.want...)
-		}
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("exchange %d: status %s", i+1, resp.Status)
-		}
-		if ct := resp.Header.Get("Content-Type"); ct != ex.contentType {
-			t.Errorf("exchange %d: Content-Type %q, want %q", i+1, ct, ex.contentType)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("exchange %d (request %s): %s", i+1, ex.request, firstDiff(got, want))
-		}
-		if resp.ContentLength != -1 && resp.ContentLength != int64(len(got)) {
-			t.Errorf("exchange %d: ContentLength %d for %d bytes", i+1, resp.ContentLength, len(got))
-		}
+	for _, c := range []struct {
+		name     string
+		flags    []string
+		examined bool
+		received []string // ids restored, as received, in order
+		sent     []string // the same ids as sent
+		unmatch  []string // ids that match nothing
+	}{
+		{"default limit", []string{"-v"}, false,
+			[]string{`"1"`, `"3"`, `"2"`, `"4"`, `"5"`, `"6"`}, []string{`1`, `3`, `2`, `4`, `5`, `6`}, []string{`"99"`}},
+		{"-max-message-size " + bigLimit, []string{"-v", "-max-message-size", bigLimit}, true,
+			[]string{`"1"`, `"3"`, `"2"`, `"4"`, `"5"`, `"6"`}, []string{`1`, `3`, `2`, `4`, `5`, `6`}, []string{`"99"`, `"5"`, `"6"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := startProxy(t, srv.URL+"/rpc", c.flags...)
+			hc := plainClient()
+			for i, ex := range httpScript(c.examined) {
+				ctx, cancel := context.WithTimeout(context.Background(), wait)
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(ex.request))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := hc.Do(req)
+				if err != nil {
+					cancel()
+					t.Fatalf("exchange %d: %v", i+1, err)
+				}
+				got, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				cancel()
+				if err != nil {
+					t.Fatalf("exchange %d: reading the body: %v", i+1, err)
+				}
+				var want []byte
+				for _, piece := range ex.reply {
+					want = append(want, piece.want...)
+				}
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("exchange %d: status %s", i+1, resp.Status)
+				}
+				if ct := resp.Header.Get("Content-Type"); ct != ex.contentType {
+					t.Errorf("exchange %d: Content-Type %q, want %q", i+1, ct, ex.contentType)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("exchange %d (request %s): %s", i+1, ex.request, firstDiff(got, want))
+				}
+				if resp.ContentLength != -1 && resp.ContentLength != int64(len(got)) {
+					t.Errorf("exchange %d: ContentLength %d for %d bytes", i+1, resp.ContentLength, len(got))
+				}
+			}
+			log, err := p.stopped(t)
+			if err != nil {
+				t.Errorf("rpcid proxy, stopped with SIGTERM: %v", err)
+			}
+			t.Run("-v", func(t *testing.T) {
+				checkVerbose(t, log, c.received, c.sent, c.unmatch)
+			})
+		})
 	}
 	if n := unknown.Load(); n != 0 {
 		t.Errorf("the server received %d requests that are not in the script", n)
 	}
-	log, err := p.stopped(t)
-	if err != nil {
-		t.Errorf("rpcid proxy, stopped with SIGTERM: %v", err)
-	}
-	checkVerbose(t, log, []string{`"1"`, `"2"`, `"3"`, `"4"`, `"5"`, `"6"`}, []string{`1`, `2`, `3`, `4`, `5`, `6`}, `"99"`)
 }
 
 // TestProxyStreaming checks that the proxy passes each event of a stream on

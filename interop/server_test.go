@@ -87,7 +87,7 @@ func stringifyServer() int {
 // sends it. At the end of its input it exits with rawServerExit.
 func rawServer() int {
 	br := bufio.NewReader(os.Stdin)
-	for i, st := range stdioScript() {
+	for i, st := range stdioScript(false) {
 		line, err := br.ReadString('\n')
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "interop-server: step %d: reading the request: %v\n", i+1, err)

@@ -137,8 +137,10 @@ type step struct {
 // that are not JSON, an empty line, a 20 MiB line, CRLF, and ids that the
 // rpcid rule equates with the sent ones in other spellings. Each reply is
 // built as a wire, so the bytes the client must receive are written down
-// independently of any scanner.
-func stdioScript() []step {
+// independently of any scanner. The server writes the same bytes whatever
+// examined says; examined says whether the proxy examines 20 MiB lines
+// (-max-message-size above it) and so what the client must receive.
+func stdioScript(examined bool) []step {
 	var s []step
 	add := func(request string, reply func(w *wire)) {
 		var w wire
@@ -165,11 +167,17 @@ func stdioScript() []step {
 		w.raw("\n")
 		w.raw(`{"jsonrpc":"2.0","id":`).id(`"4"`, `4`).raw(`,"result":"four"}` + "\n")
 	})
-	// A line over the size limit passes unchanged; the id stays pending and
-	// the short response after it is restored.
+	// A 20 MiB line: restored if examined; else it passes unchanged, the id
+	// stays pending, and the short response after it is restored. A second
+	// answer matches nothing and passes unchanged.
 	add(`{"jsonrpc":"2.0","id":5,"method":"big"}`, func(w *wire) {
-		w.raw(`{"jsonrpc":"2.0","id":"5","result":"` + big() + `"}` + "\n")
-		w.raw(`{"jsonrpc":"2.0","id":`).id(`"5"`, `5`).raw(`,"result":"small"}` + "\n")
+		if examined {
+			w.raw(`{"jsonrpc":"2.0","id":`).id(`"5"`, `5`).raw(`,"result":"` + big() + `"}` + "\n")
+			w.raw(`{"jsonrpc":"2.0","id":"5","result":"small"}` + "\n")
+		} else {
+			w.raw(`{"jsonrpc":"2.0","id":"5","result":"` + big() + `"}` + "\n")
+			w.raw(`{"jsonrpc":"2.0","id":`).id(`"5"`, `5`).raw(`,"result":"small"}` + "\n")
+		}
 	})
 	// Spellings the rule equates: restored to the bytes sent.
 	add(`{"jsonrpc":"2.0","id":"ab","method":"d"}`, func(w *wire) {
@@ -189,89 +197,108 @@ func stdioScript() []step {
 	return s
 }
 
-// TestProxyStdioBytes runs "rpcid proxy -v -- SERVER" with rawServer and
-// checks that the client receives every byte the server wrote, except the
-// restored ids, that -v logs the restored ids, and that the proxy exits with
-// the server's status when the client closes its standard input.
+// TestProxyStdioBytes runs "rpcid proxy -v -- SERVER" with rawServer, with
+// the default message size limit and with one above the script's largest
+// line, and checks that the client receives every byte the server wrote,
+// except the restored ids, that -v logs the restored ids and the unmatched
+// ones, and that the proxy exits with the server's status when the client
+// closes its standard input.
 func TestProxyStdioBytes(t *testing.T) {
 	t.Parallel()
 	argv, env := selfServer(t, "raw")
-	cmd := exec.Command(rpcidBinary(t), append([]string{"proxy", "-v", "--"}, argv...)...)
-	cmd.Env = env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	script := stdioScript()
-	var errs []string
-	done := make(chan error, 1)
-	go func() {
-		for i, st := range script {
-			if _, err := io.WriteString(stdin, st.request+"\n"); err != nil {
-				done <- fmt.Errorf("step %d: writing the request: %v", i+1, err)
-				return
+	received := []string{`"1"`, `"2"`, `"3"`, `"4"`, `"5"`, `"a\u0062"`, `7e1`, `"8"`}
+	sent := []string{`1`, `2`, `3`, `4`, `5`, `"ab"`, `70`, `8`}
+	for _, c := range []struct {
+		name     string
+		flags    []string
+		examined bool
+		unmatch  []string
+	}{
+		{"default limit", []string{"-v"}, false, []string{`"99"`}},
+		{"-max-message-size " + bigLimit, []string{"-v", "-max-message-size", bigLimit}, true, []string{`"99"`, `"5"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append(append([]string{"proxy"}, c.flags...), "--")
+			cmd := exec.Command(rpcidBinary(t), append(args, argv...)...)
+			cmd.Env = env
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-			got := make([]byte, len(st.reply.want))
-			if _, err := io.ReadFull(stdout, got); err != nil {
-				done <- fmt.Errorf("step %d: reading the reply: %v; got %s", i+1, err, firstDiff(got, st.reply.want))
-				return
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !bytes.Equal(got, st.reply.want) {
-				errs = append(errs, fmt.Sprintf("step %d (request %s): %s", i+1, st.request, firstDiff(got, st.reply.want)))
+			stderr := &lockedBuffer{}
+			cmd.Stderr = stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
 			}
-		}
-		stdin.Close()
-		rest, err := io.ReadAll(stdout)
-		if err != nil || len(rest) > 0 {
-			done <- fmt.Errorf("after the script: %d more bytes (%.80q), %v", len(rest), rest, err)
-			return
-		}
-		done <- cmd.Wait()
-	}()
-	select {
-	case err = <-done:
-	case <-time.After(wait):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("the script did not end within %v; errors so far: %q\nstandard error:\n%s", wait, errs, stderr.String())
+			script := stdioScript(c.examined)
+			var errs []string
+			done := make(chan error, 1)
+			go func() {
+				for i, st := range script {
+					if _, err := io.WriteString(stdin, st.request+"\n"); err != nil {
+						done <- fmt.Errorf("step %d: writing the request: %v", i+1, err)
+						return
+					}
+					got := make([]byte, len(st.reply.want))
+					if n, err := io.ReadFull(stdout, got); err != nil {
+						done <- fmt.Errorf("step %d: reading the reply: %v; %s", i+1, err, firstDiff(got[:n], st.reply.want))
+						return
+					}
+					if !bytes.Equal(got, st.reply.want) {
+						errs = append(errs, fmt.Sprintf("step %d (request %s): %s", i+1, st.request, firstDiff(got, st.reply.want)))
+					}
+				}
+				stdin.Close()
+				rest, err := io.ReadAll(stdout)
+				if err != nil || len(rest) > 0 {
+					done <- fmt.Errorf("after the script: %d more bytes (%.80q), %v", len(rest), rest, err)
+					return
+				}
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(wait):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("the script did not end within %v; errors so far: %q\nstandard error:\n%s", wait, errs, stderr.String())
+			}
+			for _, e := range errs {
+				t.Error(e)
+			}
+			if code := exitCode(err); code != rawServerExit {
+				t.Errorf("rpcid proxy ended with %v (status %d), want the server's status %d\nstandard error:\n%.2000s", err, code, rawServerExit, stderr.String())
+			}
+			t.Run("-v", func(t *testing.T) {
+				checkVerbose(t, stderr.String(), received, sent, c.unmatch)
+			})
+		})
 	}
-	for _, e := range errs {
-		t.Error(e)
-	}
-	if code := exitCode(err); code != rawServerExit {
-		t.Errorf("rpcid proxy ended with %v (status %d), want the server's status %d\nstandard error:\n%s", err, code, rawServerExit, stderr.String())
-	}
-	log := stderr.String()
-	checkVerbose(t, log, []string{`"1"`, `"2"`, `"3"`, `"4"`, `"5"`, `"a\u0062"`, `7e1`, `"8"`},
-		[]string{`"1"`, `"2"`, `"3"`, `"4"`, `"5"`, `"ab"`, `70`, `"8"`}, `"99"`)
 }
 
 // checkVerbose checks the log of "rpcid proxy -v" (issue 10): one line
-// `restored response id RECEIVED to SENT` for each restored id, and a line
-// naming the id that matched nothing.
-func checkVerbose(t *testing.T, log string, received, sent []string, unmatched string) {
+// `restored response id RECEIVED to SENT` for each restored id, and for each
+// id that matched nothing a line that names it.
+func checkVerbose(t *testing.T, log string, received, sent, unmatched []string) {
 	t.Helper()
 	for i := range received {
 		if want := fmt.Sprintf("restored response id %s to %s", received[i], sent[i]); !strings.Contains(log, want) {
 			t.Errorf("-v: no line %q in standard error:\n%.2000s", want, log)
 		}
 	}
-	found := false
-	for _, line := range strings.Split(log, "\n") {
-		if strings.Contains(line, unmatched) && !strings.Contains(line, "restored response id") {
-			found = true
+	for _, id := range unmatched {
+		found := false
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, id) && !strings.Contains(line, "restored response id") {
+				found = true
+			}
 		}
-	}
-	if !found {
-		t.Errorf("-v: no line names the unmatched id %s; standard error:\n%.2000s", unmatched, log)
+		if !found {
+			t.Errorf("-v: no line names the unmatched id %s; standard error:\n%.2000s", id, log)
+		}
 	}
 }
