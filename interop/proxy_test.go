@@ -135,12 +135,14 @@ func TestProxyLegacySSE(t *testing.T) {
 // A seen is one request as the upstream received it.
 type seen struct {
 	host   string
+	uri    string // RequestURI: the path and query as sent
 	header http.Header
 }
 
 // TestProxySecurity checks the DNS-rebinding defence of issue 10: a request
-// whose Host is not the proxy's own address or localhost:PORT is refused with
-// 403 or 421 and a short plain-text reason, and never reaches the upstream;
+// whose Host is not the proxy's own address or localhost:PORT, or whose
+// Origin is another site's, is refused with 403 or 421 and a short
+// plain-text reason, and never reaches the upstream;
 // and that Authorization and Mcp-Session-Id reach the upstream unchanged,
 // that the upstream sees its own host name, and that the proxy adds no
 // credentials.
@@ -153,7 +155,7 @@ func TestProxySecurity(t *testing.T) {
 	upstream := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		mu.Lock()
-		hits = append(hits, seen{r.Host, r.Header.Clone()})
+		hits = append(hits, seen{r.Host, r.RequestURI, r.Header.Clone()})
 		mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", "session-from-upstream")
 		w.Header().Set("Content-Type", "application/json")
@@ -195,11 +197,27 @@ func TestProxySecurity(t *testing.T) {
 		return resp, data
 	}
 
+	type refusal struct{ host, origin string }
+	var refused []refusal
 	for _, host := range []string{"evil.example", "evil.example:" + port, "127.0.0.1.evil.example:" + port, "localhost.evil.example:" + port} {
+		refused = append(refused, refusal{host, ""})
+	}
+	// A page of another site in a browser sends its Origin with the
+	// proxy's own Host (MCP: servers must validate Origin).
+	refused = append(refused, refusal{p.Host, "http://evil.example"}, refusal{p.Host, "http://evil.example:" + port})
+	for _, rf := range refused {
 		for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-			t.Run("refused "+method+" Host "+host, func(t *testing.T) {
+			name := "refused " + method + " Host " + rf.host
+			if rf.origin != "" {
+				name += " Origin " + rf.origin
+			}
+			t.Run(name, func(t *testing.T) {
 				n := nhits()
-				resp, data := send(t, method, host, map[string]string{"Authorization": "Bearer interop-secret"})
+				header := map[string]string{"Authorization": "Bearer interop-secret"}
+				if rf.origin != "" {
+					header["Origin"] = rf.origin
+				}
+				resp, data := send(t, method, rf.host, header)
 				if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusMisdirectedRequest {
 					t.Errorf("status %s, want 403 or 421", resp.Status)
 				}
@@ -216,13 +234,25 @@ func TestProxySecurity(t *testing.T) {
 		}
 	}
 
-	for _, host := range []string{p.Host, "localhost:" + port} {
-		t.Run("accepted Host "+host, func(t *testing.T) {
+	for _, ac := range []struct{ host, origin string }{
+		{p.Host, ""},
+		{"localhost:" + port, ""},
+		{p.Host, "http://localhost:" + port},
+	} {
+		name := "accepted Host " + ac.host
+		if ac.origin != "" {
+			name += " Origin " + ac.origin
+		}
+		t.Run(name, func(t *testing.T) {
 			n := nhits()
-			resp, data := send(t, http.MethodPost, host, map[string]string{
+			header := map[string]string{
 				"Authorization":  "Bearer interop-secret",
 				"Mcp-Session-Id": "session-from-client",
-			})
+			}
+			if ac.origin != "" {
+				header["Origin"] = ac.origin
+			}
+			resp, data := send(t, http.MethodPost, ac.host, header)
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %s (%q), want 200", resp.Status, data)
 			}
@@ -247,6 +277,28 @@ func TestProxySecurity(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("path and query kept", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		const uri = "/mcp/a%2Fb/c?x=1&y=%2F&z=a+b&x=2"
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Base+uri, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := plainClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("status %s, want 200", resp.Status)
+		}
+		if got := last().uri; got != uri {
+			t.Errorf("upstream request URI %q, want the client's %q", got, uri)
+		}
+	})
 
 	t.Run("no credentials added", func(t *testing.T) {
 		n := nhits()

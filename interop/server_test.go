@@ -23,6 +23,7 @@ import (
 var servers = map[string]func() int{
 	"stringify": stringifyServer,
 	"raw":       rawServer,
+	"wait":      waitServer,
 }
 
 func runServer(name string) int {
@@ -161,4 +162,16 @@ func startMCP(t *testing.T, m mode) *httptest.Server {
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: m.stateless, JSONResponse: m.json}))
 	return startHTTP(t, mux)
+}
+
+// readyLine is what waitServer writes to standard error once it runs.
+const readyLine = "interop-server: ready"
+
+// waitServer writes readyLine to standard error and reads its standard input
+// to the end, then exits with status 0. It installs no signal handlers, so
+// SIGINT, SIGTERM and SIGHUP end it as signals.
+func waitServer() int {
+	fmt.Fprintln(os.Stderr, readyLine)
+	io.Copy(io.Discard, os.Stdin)
+	return 0
 }

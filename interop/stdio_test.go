@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -301,4 +302,68 @@ func checkVerbose(t *testing.T, log string, received, sent, unmatched []string) 
 			t.Errorf("-v: no line names the unmatched id %s; standard error:\n%.2000s", id, log)
 		}
 	}
+}
+
+// TestProxyStdioSignals sends SIGINT, SIGTERM and SIGHUP to "rpcid proxy --
+// SERVER" while SERVER (waitServer) runs: the proxy passes the signal on,
+// SERVER ends by it, and the proxy exits with 128 + the signal's number, as
+// issue 10 says.
+func TestProxyStdioSignals(t *testing.T) {
+	t.Parallel()
+	argv, env := selfServer(t, "wait")
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(rpcidBinary(t), append([]string{"proxy", "--"}, argv...)...)
+			cmd.Env = env
+			stdin, err := cmd.StdinPipe() // kept open: the server waits on it
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			w := &readyWatch{ready: make(chan struct{})}
+			cmd.Stderr = w
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-w.ready:
+			case err := <-done:
+				t.Fatalf("rpcid proxy exited before the server was ready: %v\n%s", err, w.String())
+			case <-time.After(wait):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("the server was not ready within %v", wait)
+			}
+			cmd.Process.Signal(sig)
+			select {
+			case err = <-done:
+			case <-time.After(wait):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("rpcid proxy did not exit within %v of %v", wait, sig)
+			}
+			if code, want := exitCode(err), 128+int(sig); code != want {
+				t.Errorf("rpcid proxy exited with %v (status %d) after %v, want status %d\n%s", err, code, sig, want, w.String())
+			}
+		})
+	}
+}
+
+// A readyWatch collects standard error and closes ready when readyLine has
+// been written.
+type readyWatch struct {
+	lockedBuffer
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (w *readyWatch) Write(p []byte) (int, error) {
+	n, err := w.lockedBuffer.Write(p)
+	if strings.Contains(w.String(), readyLine) {
+		w.once.Do(func() { close(w.ready) })
+	}
+	return n, err
 }
