@@ -389,7 +389,10 @@ const bigLimit = "33554432" // 32 MiB
 // id that matched nothing.
 func TestProxyBytes(t *testing.T) {
 	t.Parallel()
-	script := httpScript(false) // the server's bytes do not depend on examined
+	// Built once each: they hold four copies of 20 MiB. The server's bytes
+	// do not depend on examined.
+	scripts := map[bool][]exchange{false: httpScript(false), true: httpScript(true)}
+	script := scripts[false]
 	var unknown atomic.Int64
 	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -426,7 +429,7 @@ func TestProxyBytes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := startProxy(t, srv.URL+"/rpc", c.flags...)
 			hc := plainClient()
-			for i, ex := range httpScript(c.examined) {
+			for i, ex := range scripts[c.examined] {
 				ctx, cancel := context.WithTimeout(context.Background(), wait)
 				req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(ex.request))
 				if err != nil {
