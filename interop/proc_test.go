@@ -106,9 +106,17 @@ type proxy struct {
 // when the test ends, and must exit within wait.
 func startProxy(t *testing.T, upstream string, extra ...string) *proxy {
 	t.Helper()
+	return startProxyEnv(t, nil, upstream, extra...)
+}
+
+// startProxyEnv is startProxy with the environment env (nil: this
+// process's).
+func startProxyEnv(t *testing.T, env []string, upstream string, extra ...string) *proxy {
+	t.Helper()
 	args := append([]string{"proxy", "-listen", "127.0.0.1:0"}, extra...)
 	args = append(args, upstream)
 	cmd := exec.Command(rpcidBinary(t), args...)
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -2,11 +2,17 @@ package interop
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -536,4 +542,101 @@ func TestProxyStreaming(t *testing.T) {
 		t.Fatalf("the upstream request was not canceled within %v of the client going away", wait)
 	}
 	p.quiet(t)
+}
+
+// TestProxyUpstreams checks two kinds of upstream a real gateway often is:
+// one reached over https, verified with the system's roots (here the test
+// server's certificate, named by SSL_CERT_FILE, which Go reads on Unix), and
+// one that compresses its responses with gzip when asked. In both the
+// client receives the restored id.
+func TestProxyUpstreams(t *testing.T) {
+	t.Parallel()
+	const want = `{"jsonrpc":"2.0","id":1,"result":{"ok":true}}`
+	respond := func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		const body = `{"jsonrpc":"2.0","id":"1","result":{"ok":true}}`
+		w.Header().Set("Content-Type", "application/json")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			io.WriteString(w, body)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, body)
+		zw.Close()
+	}
+	post := func(t *testing.T, url string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := plainClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) != want {
+			t.Errorf("client got %s %q, want %q", resp.Status, data, want)
+		}
+	}
+
+	t.Run("https", func(t *testing.T) {
+		t.Parallel()
+		if runtime.GOOS == "darwin" || runtime.GOOS == "ios" || runtime.GOOS == "windows" {
+			t.Skipf("on %s Go takes its roots from the system, not from SSL_CERT_FILE", runtime.GOOS)
+		}
+		srv := httptest.NewTLSServer(http.HandlerFunc(respond))
+		t.Cleanup(srv.Close)
+		certFile := filepath.Join(t.TempDir(), "cert.pem")
+		cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+		if err := os.WriteFile(certFile, cert, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := startProxyEnv(t, append(os.Environ(), "SSL_CERT_FILE="+certFile, "SSL_CERT_DIR="+t.TempDir()), srv.URL+"/mcp")
+		post(t, p.URL)
+		p.quiet(t)
+
+		// Control: without the certificate among its roots the proxy
+		// refuses the upstream (it verifies certificates).
+		p = startProxy(t, srv.URL+"/mcp")
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := plainClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadGateway {
+			t.Errorf("upstream with an unknown certificate: status %s, want 502", resp.Status)
+		}
+	})
+
+	t.Run("gzip", func(t *testing.T) {
+		t.Parallel()
+		var gzipped atomic.Int64
+		srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				gzipped.Add(1)
+			}
+			respond(w, r)
+		}))
+		p := startProxy(t, srv.URL+"/mcp")
+		post(t, p.URL)
+		if gzipped.Load() == 0 {
+			t.Errorf("the upstream was never asked for gzip, so nothing was compressed")
+		}
+		p.quiet(t)
+	})
 }
