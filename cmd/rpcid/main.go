@@ -101,6 +101,14 @@
 //
 // Vectors prints the conformance vectors file (testdata/vectors.json of the
 // module), which other SDKs can run against their own id handling.
+//
+// # proxy
+//
+// Proxy restores response ids for a client that cannot be changed: it runs
+// in front of a gateway reached over HTTP, or in front of a stdio server it
+// starts, and writes each response id that is Equal to a request id the
+// client sent, but spelled differently, back as the client sent it. Run
+// "rpcid proxy -h" for its usage, flags and exit statuses.
 package main
 
 import (

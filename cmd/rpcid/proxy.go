@@ -21,12 +21,15 @@ import (
 // registry and no common use.
 const defaultProxyListen = "127.0.0.1:8939"
 
-// proxyUsage is the full help of rpcid proxy, printed to standard output by
-// "rpcid proxy -h" and after a usage error to standard error.
-const proxyUsage = `usage:
+// proxySynopsis is printed to standard error after a usage error.
+const proxySynopsis = `usage:
   rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL
   rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
+`
 
+// proxyUsage is the full help of rpcid proxy, printed to standard output by
+// "rpcid proxy -h" and after a usage error to standard error.
+const proxyUsage = proxySynopsis + `
 Proxy restores JSON-RPC response ids that a gateway changed in transit, for a
 client that cannot be changed: each response id equal under the rpcid rule to a
 request id the client sent, but spelled differently ("0" for 0), is written
@@ -103,7 +106,7 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
 	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
 		fmt.Fprintf(stderr, "rpcid proxy: "+format+"\n", a...)
-		fmt.Fprint(stderr, proxyUsage)
+		fmt.Fprint(stderr, proxySynopsis+"Run \"rpcid proxy -h\" for details.\n")
 		return cfg, 2, false
 	}
 	if err := fs.Parse(args); err != nil {

@@ -213,9 +213,15 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 
 // errorHandler answers a request the upstream could not serve.
 func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil {
-		// The client went away or the proxy is stopping: nobody to answer.
+	select {
+	case <-p.stopping:
+		// An event stream opened with GET, ended by the shutdown.
+		http.Error(w, "rpcid proxy: stopping", http.StatusServiceUnavailable)
 		return
+	default:
+	}
+	if r.Context().Err() != nil {
+		return // the client went away: nobody to answer
 	}
 	status := http.StatusBadGateway
 	if errors.Is(err, httpid.ErrTooManyPending) {

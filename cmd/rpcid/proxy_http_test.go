@@ -410,6 +410,10 @@ func TestProxyClientDisconnect(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the upstream request was not canceled when the client went away")
 	}
+	p.stop(t)
+	if s := p.stderr.String(); strings.Count(s, "\n") != 1 {
+		t.Errorf("stderr has more than the start line after a client went away:\n%s", s)
+	}
 }
 
 // SIGTERM ends open GET streams at once and lets a POST in flight finish.
@@ -598,5 +602,39 @@ func TestProxyArgs(t *testing.T) {
 	cfg, _, ok = parseProxyArgs([]string{"https://gw.example/mcp"}, &stdout, &stderr)
 	if !ok || cfg.listen != defaultProxyListen || cfg.upstream.Host != "gw.example" || cfg.command != nil {
 		t.Errorf("proxy URL: ok %v, %+v", ok, cfg)
+	}
+}
+
+// With -v, HTTP mode logs each restored id and each unmatched one, and a
+// summary on exit.
+func TestProxyHTTPVerbose(t *testing.T) {
+	if transportTable == nil {
+		t.Skip("package httpid offers no way yet to reach its Transport's table (transportTable is nil)")
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, id := range []string{"3", "77", "4"} {
+			io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\""+id+"\",\"result\":{}}\n\n")
+		}
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-v")
+	_, body := do(t, newRequest(t, "POST", p.url+"/mcp", `[{"jsonrpc":"2.0","id":3,"method":"m"},{"jsonrpc":"2.0","id":4,"method":"m"}]`))
+	want := "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":\"77\",\"result\":{}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n\n"
+	if body != want {
+		t.Errorf("client read %q, want %q", body, want)
+	}
+	p.stop(t)
+	for _, s := range []string{
+		"rpcid proxy: restored response id \"3\" to 3\n",
+		"rpcid proxy: response id \"77\" matches no request sent\n",
+		"rpcid proxy: restored response id \"4\" to 4\n",
+		"rpcid proxy: 1 request forwarded (2 request ids recorded, 3 response ids examined); 2 ids restored, 1 unmatched\n",
+	} {
+		if !strings.Contains(p.stderr.String(), s) {
+			t.Errorf("stderr lacks %q:\n%s", s, p.stderr.String())
+		}
 	}
 }

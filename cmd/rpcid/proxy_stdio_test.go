@@ -283,3 +283,33 @@ func TestProxyStdioSignal(t *testing.T) {
 		t.Fatal("proxy did not end after SIGTERM")
 	}
 }
+
+// Requests the server sends are never changed, and with -max-pending full
+// the oldest unanswered id is forgotten to make room for new ones.
+func TestProxyStdioServerRequestsAndLimit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	// sh reads the client's three requests, then sends its own request with
+	// id "3", then answers 1 and 3 with string ids.
+	script := `read a; read b; read c
+printf '%s\n' '{"jsonrpc":"2.0","id":"3","method":"sampling/createMessage"}' '{"jsonrpc":"2.0","id":"1","result":{}}' '{"jsonrpc":"2.0","id":"3","result":{}}'`
+	in := `{"jsonrpc":"2.0","id":1,"method":"a"}
+{"jsonrpc":"2.0","id":2,"method":"b"}
+{"jsonrpc":"2.0","id":3,"method":"c"}
+`
+	code, stdout, stderr := runProxyArgs(t, in, "-v", "-max-pending", "2", "--", "sh", "-c", script)
+	want := `{"jsonrpc":"2.0","id":"3","method":"sampling/createMessage"}
+{"jsonrpc":"2.0","id":"1","result":{}}
+{"jsonrpc":"2.0","id":3,"result":{}}
+`
+	if code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, `response id "1" matches no request sent`) {
+		t.Errorf("stderr does not report the forgotten id 1:\n%s", stderr)
+	}
+}

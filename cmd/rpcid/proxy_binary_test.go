@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildRpcid builds the command into a temporary directory and returns the
+// binary's path.
+func buildRpcid(t *testing.T) string {
+	t.Helper()
+	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goTool); err != nil {
+		goTool = "go"
+	}
+	bin := filepath.Join(t.TempDir(), "rpcid")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestProxyBinary runs the built rpcid proxy as a separate process, in both
+// modes, as a user would.
+func TestProxyBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	bin := buildRpcid(t)
+
+	t.Run("http", func(t *testing.T) {
+		up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"0","result":{"protocolVersion":"2025-06-18"}}`)
+		}))
+		defer up.Close()
+		cmd := exec.Command(bin, "proxy", "-listen", "127.0.0.1:0", up.URL+"/mcp")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		lines := make(chan string, 10)
+		go func() {
+			sc := bufio.NewScanner(stderr)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		var first string
+		select {
+		case first = <-lines:
+		case <-time.After(wait):
+			t.Fatal("no start line")
+		}
+		m := regexp.MustCompile(`^rpcid proxy: listening on http://(127\.0\.0\.1:[0-9]+)/mcp, forwarding to (.*)$`).FindStringSubmatch(first)
+		if m == nil || m[2] != up.URL+"/mcp" {
+			t.Fatalf("start line %q", first)
+		}
+		req := newRequest(t, "POST", "http://"+m[1]+"/mcp", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`)
+		if _, body := do(t, req); body != `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18"}}` {
+			t.Errorf("client read %s", body)
+		}
+		evil := newRequest(t, "POST", "http://"+m[1]+"/mcp", `{}`)
+		evil.Host = "evil.example"
+		if resp, _ := do(t, evil); resp.StatusCode != http.StatusForbidden {
+			t.Errorf("Host evil.example: status %d, want 403", resp.StatusCode)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		var rest []string
+	drain:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break drain
+				}
+				rest = append(rest, l)
+			case <-time.After(wait):
+				t.Fatal("stderr did not end after SIGTERM")
+			}
+		}
+		if err := waitBounded(t, cmd); err != nil {
+			t.Errorf("after SIGTERM: %v, want exit status 0", err)
+		}
+		if len(rest) != 0 {
+			t.Errorf("stderr after the start line: %q, want nothing without -v", rest)
+		}
+	})
+
+	t.Run("stdio", func(t *testing.T) {
+		args := append([]string{"proxy", "-v", "--"}, helperCommand(t, "stringify")...)
+		t.Setenv("RPCID_PROXY_HELPER_EXIT", "3")
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":"x","method":"ping"}` + "\n")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		err := waitBounded(t, cmd)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+			t.Errorf("exit: %v, want exit status 3 (the command's)", err)
+		}
+		if want := `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":"x","result":{}}` + "\n"; stdout.String() != want {
+			t.Errorf("stdout %q, want %q", stdout.String(), want)
+		}
+		want := "helper: standard error passes through\n" +
+			"rpcid proxy: restored response id \"3\" to 3\n" +
+			"rpcid proxy: 4 messages (2 from the client, 2 from the command); 1 id restored, 0 unmatched\n"
+		if stderr.String() != want {
+			t.Errorf("stderr %q, want %q", stderr.String(), want)
+		}
+	})
+}
+
+// waitBounded waits for cmd, killing it after the bounded wait.
+func waitBounded(t *testing.T, cmd *exec.Cmd) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(wait):
+		cmd.Process.Kill()
+		t.Fatalf("%s did not end within %v", cmd, wait)
+	}
+	return nil
+}
