@@ -68,6 +68,10 @@
 //   - Streaming: events reach the client one by one as the upstream sends
 //     them, and a client that goes away cancels the upstream request
 //     (TestProxyStreaming).
+//   - Upstreams: an https upstream is verified with the system's roots (its
+//     certificate named by SSL_CERT_FILE works, and without it the proxy
+//     answers 502), and a gzip-compressing upstream is decoded and restored
+//     (TestProxyUpstreams).
 //
 // Run them with
 //
