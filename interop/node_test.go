@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +42,14 @@ func nodeClient(t *testing.T) string {
 			return
 		}
 		npm.node = node
+		// Read here, so that go test's result cache depends on them (node
+		// and npm read them in child processes, which go test does not see).
+		for _, f := range []string{"client.mjs", "package.json", "package-lock.json"} {
+			if _, err := os.ReadFile(filepath.Join("node", f)); err != nil {
+				npm.err = err
+				return
+			}
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), npmWait)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, npmPath, "ci", "--no-audit", "--no-fund", "--loglevel=error")

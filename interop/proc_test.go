@@ -65,12 +65,30 @@ func rpcidBinary(t testing.TB) string {
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			build.err = fmt.Errorf("go build ./cmd/rpcid: %v\n%s", err, out)
+			return
 		}
+		build.err = watchSources()
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
 	}
 	return build.path
+}
+
+// srcLink is a symbolic link in this module to ../cmd/rpcid, whose files
+// the rpcid binary is built from (its other packages are compiled into this
+// test binary too, so go test sees their changes already).
+const srcLink = "testdata/cmd-rpcid"
+
+// watchSources lists srcLink, so that go test's result cache depends on the
+// names, sizes and modification times of the files of ../cmd/rpcid: a change
+// to the command then reruns these tests instead of reporting a cached
+// result. (The binary is built by a child process, whose reads go test does
+// not see, and go test ignores files outside this module that the test
+// itself reads; the link puts them inside.)
+func watchSources() error {
+	_, err := os.ReadDir(srcLink)
+	return err
 }
 
 // selfServer returns a command line that runs this test binary as the stdio
