@@ -30,7 +30,8 @@
 //   - HTTP: an unmodified go-sdk client (a plain http.Client) connects and
 //     calls a tool twice through the proxy and the stringifying gateway, in
 //     all four server modes, and the proxy writes nothing but its start line;
-//     straight at the gateway the same client fails (TestProxyGoSDK).
+//     straight at the gateway the same client fails. mcp-go's client, which
+//     works without the proxy, works through it too (TestProxyGoSDK).
 //   - HTTP+SSE (MCP 2024-11-05): go-sdk's SSEClientTransport works through
 //     the proxy and the gateway, also when the gateway turns the endpoint
 //     event into an absolute URL on its own host, which the proxy must point

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -51,7 +52,8 @@ func plainFails(t *testing.T, g *gateway, m mode, session func(context.Context) 
 // TestProxyGoSDK runs an unmodified go-sdk client (a plain http.Client, no
 // httpid) through "rpcid proxy" and the stringifying gateway to a go-sdk
 // server, in each server mode: it connects and calls a tool twice. Control:
-// the same client straight at the gateway fails.
+// the same client straight at the gateway fails. mcp-go's client, which works
+// without the proxy, works through it too.
 func TestProxyGoSDK(t *testing.T) {
 	t.Parallel()
 	for _, m := range modes {
@@ -79,6 +81,28 @@ func TestProxyGoSDK(t *testing.T) {
 				plainFails(t, g, m, func(ctx context.Context) error {
 					return goSDKSession(ctx, g.URL+"/mcp", plainClient())
 				})
+			})
+
+			// mcp-go never compares ids (see TestMCPGoThroughGateway): the
+			// proxy must stay transparent to it. Its version is pinned
+			// against the stateful server for the reason given there.
+			t.Run("mcp-go through the proxy", func(t *testing.T) {
+				version := ""
+				if !m.stateless {
+					version = mcpgo.LATEST_LEGACY_PROTOCOL_VERSION
+				}
+				p := startProxy(t, g.URL+"/mcp")
+				before := g.changes.Load()
+				r := runSession(g, func(ctx context.Context) error {
+					return mcpgoSession(ctx, p.URL, plainClient(), version)
+				})
+				if r.err != nil {
+					t.Fatalf("mcp-go through rpcid proxy: %v", r.err)
+				}
+				if g.changes.Load() == before {
+					t.Errorf("the gateway changed no id")
+				}
+				p.quiet(t)
 			})
 		})
 	}
