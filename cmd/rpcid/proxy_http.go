@@ -13,7 +13,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rpcid/rpcid/httpid"
@@ -49,15 +51,21 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
-		lg.printf("%v", err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			lg.printf("%v (choose another port with -listen, or 127.0.0.1:0 for any free one)", err)
+		} else {
+			lg.printf("%v", err)
+		}
 		return 1
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	p := newHTTPProxy(cfg, lg, allowedHosts(cfg.listen, addr))
+	var fresh freshConns
 	srv := &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
+		ConnState:         fresh.track,
 	}
 	lg.printf("listening on http://%s%s, forwarding to %s", addr, hostPath(cfg.upstream), cfg.rawURL)
 	if started != nil {
@@ -76,6 +84,7 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		ctx, cancel := context.WithTimeout(context.Background(), proxyGrace)
 		done := make(chan error, 1)
 		go func() { done <- srv.Shutdown(ctx) }()
+		fresh.stop()
 		select {
 		case err = <-done:
 		case <-sig: // a second signal: stop at once
@@ -88,6 +97,44 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	}
 	p.summary()
 	return code
+}
+
+// freshConns tracks the connections on which no request has started.
+// http.Server.Shutdown counts such a connection as busy until it is 5 seconds
+// old, and HTTP clients open them ahead of need; on shutdown they are closed
+// at once, so that only requests in flight can hold the grace period.
+type freshConns struct {
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+	stopping bool
+}
+
+// track is the http.Server ConnState hook.
+func (f *freshConns) track(c net.Conn, st http.ConnState) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case st == http.StateNew && f.stopping:
+		c.Close()
+	case st == http.StateNew:
+		if f.conns == nil {
+			f.conns = make(map[net.Conn]bool)
+		}
+		f.conns[c] = true
+	default:
+		delete(f.conns, c)
+	}
+}
+
+// stop closes the fresh connections, and those that arrive from now on.
+func (f *freshConns) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopping = true
+	for c := range f.conns {
+		c.Close()
+	}
+	f.conns = nil
 }
 
 // newHTTPProxy returns the handler for cfg, accepting the Host values hosts.
@@ -187,15 +234,22 @@ func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
 }
 
 // modifyResponse arranges for the endpoint event of a 2024-11-05 HTTP+SSE
-// stream to name this proxy (see endpointBody).
+// stream to name this proxy (see endpointBody), and for a Location header
+// that names the upstream in an absolute URL (a redirect, say from /mcp to
+// /mcp/) to name this proxy too, so that the client does not go around it.
 func (p *httpProxy) modifyResponse(resp *http.Response) error {
+	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
+	if loc := resp.Header.Get("Location"); loc != "" {
+		if out := rewriteEndpoint([]byte(loc), p.target, host); out != nil {
+			resp.Header.Set("Location", string(out))
+		}
+	}
 	if resp.Request.Method != http.MethodGet || resp.StatusCode/100 != 2 || resp.Body == nil || resp.Body == http.NoBody {
 		return nil
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
 		return nil
 	}
-	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
 	resp.Body = newEndpointBody(resp.Body, func(value []byte) []byte {
 		out := rewriteEndpoint(value, p.target, host)
 		switch {

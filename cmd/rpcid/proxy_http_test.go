@@ -416,7 +416,8 @@ func TestProxyClientDisconnect(t *testing.T) {
 	}
 }
 
-// SIGTERM ends open GET streams at once and lets a POST in flight finish.
+// SIGTERM ends open GET streams and unused connections at once and lets a
+// POST in flight finish.
 func TestProxyShutdown(t *testing.T) {
 	inPost := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -457,12 +458,20 @@ func TestProxyShutdown(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("POST did not reach the upstream")
 	}
+	// A connection on which no request has started (HTTP clients open them
+	// ahead of need) must not hold the grace period either.
+	idle, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	time.Sleep(50 * time.Millisecond) // let the server accept it
 	start := time.Now()
 	if code := p.stop(t); code != 0 {
 		t.Errorf("exit status %d, want 0", code)
 	}
 	if d := time.Since(start); d > proxyGrace-time.Second {
-		t.Errorf("stopping took %v: the open GET stream held the grace period", d)
+		t.Errorf("stopping took %v: the open GET stream or the fresh connection held the grace period", d)
 	}
 	if got := <-posted; got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
 		t.Errorf("POST in flight during shutdown got %q", got)
@@ -636,5 +645,56 @@ func TestProxyHTTPVerbose(t *testing.T) {
 		if !strings.Contains(p.stderr.String(), s) {
 			t.Errorf("stderr lacks %q:\n%s", s, p.stderr.String())
 		}
+	}
+}
+
+// A redirect to the upstream's own host is turned into one to the proxy.
+func TestProxyLocation(t *testing.T) {
+	var upURL string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/mcp":
+			http.Redirect(w, r, upURL+"/mcp/?a=1", http.StatusTemporaryRedirect)
+		case "/elsewhere":
+			http.Redirect(w, r, "https://other.example/mcp", http.StatusFound)
+		case "/relative":
+			w.Header().Set("Location", "/mcp/")
+			w.WriteHeader(http.StatusFound)
+		}
+	}))
+	defer up.Close()
+	upURL = up.URL
+	p := startProxy(t, up.URL)
+	noFollow := &http.Client{Timeout: wait, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]string{
+		"/mcp":       p.url + "/mcp/?a=1",
+		"/elsewhere": "https://other.example/mcp",
+		"/relative":  "/mcp/",
+	} {
+		resp, err := noFollow.Get(p.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Location"); got != want {
+			t.Errorf("GET %s: Location %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestProxyListenInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stdout, stderr strings.Builder
+	cfg, _, ok := parseProxyArgs([]string{"-listen", ln.Addr().String(), "http://127.0.0.1:1"}, &stdout, &stderr)
+	if !ok {
+		t.Fatal(stderr.String())
+	}
+	code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
+	if code != 1 || !strings.Contains(stderr.String(), "address already in use") || strings.Contains(stderr.String(), "listening") {
+		t.Errorf("status %d, stderr %q; want 1 and the reason, no start line", code, stderr.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -56,20 +57,10 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		return 1
 	}
 
-	var sent, received atomic.Int64 // lines (messages or batches) each way
+	sent := &lineCounter{r: stdin}
+	received := &lineCounter{r: fromCommand}
 	go func() {
-		r := restore.NewLineReader(stdin, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			sent.Add(1)
-			ex, err := table.Record(line)
-			if err != nil {
-				lg.printf("request ids not recorded, their responses will not be restored: %v", err)
-			}
-			// Ids stay remembered until answered; as orphans they are the
-			// ones dropped, oldest first, when room is needed.
-			table.Release(ex, false)
-			return append(dst, line...)
-		})
-		io.Copy(toCommand, r)
+		io.Copy(toCommand, recordingReader(table, sent, cfg.maxMessageSize, lg))
 		// The client closed its end (or COMMAND stopped reading): COMMAND
 		// sees the end of its input.
 		toCommand.Close()
@@ -78,11 +69,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
-		r := restore.NewLineReader(fromCommand, cfg.maxMessageSize, func(dst, line []byte) []byte {
-			received.Add(1)
-			out, _ := table.AppendRestored(dst, line)
-			return out
-		})
+		r := restoringReader(table, received, cfg.maxMessageSize)
 		if _, err := io.Copy(stdout, r); err != nil {
 			// The client stopped reading: keep COMMAND from blocking on
 			// a full pipe until it exits.
@@ -114,10 +101,34 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	if cfg.verbose {
 		st := table.Stats()
 		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched",
-			proxyCount(sent.Load()+received.Load(), "message"), sent.Load(), received.Load(),
+			proxyCount(sent.lines()+received.lines(), "message"), sent.lines(), received.lines(),
 			proxyCount(st.Restored, "id"), st.Unmatched)
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// recordingReader returns src's bytes unchanged, recording the request ids
+// of each line of at most max bytes in table before the line is returned.
+func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog) io.Reader {
+	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
+		ex, err := table.Record(line)
+		if err != nil {
+			lg.printf("request ids not recorded, their responses will not be restored: %v", err)
+		}
+		// Ids stay remembered until answered; as orphans they are the ones
+		// dropped, oldest first, when room is needed.
+		table.Release(ex, false)
+		return append(dst, line...)
+	})
+}
+
+// restoringReader returns src's bytes with the response ids of each line of
+// at most max bytes restored from table.
+func restoringReader(table *restore.Table, src io.Reader, max int) io.Reader {
+	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
+		out, _ := table.AppendRestored(dst, line)
+		return out
+	})
 }
 
 // exitStatus returns the status a shell reports for a process that ended as
@@ -131,3 +142,40 @@ func exitStatus(ps *os.ProcessState) int {
 	}
 	return ps.ExitCode()
 }
+
+// A lineCounter reads from r and counts the lines that are not blank (one
+// message or batch each, in MCP's stdio framing), long ones included. A last
+// line without LF counts once r reports an error.
+type lineCounter struct {
+	r    io.Reader
+	n    atomic.Int64
+	open bool // the current line has a byte other than CR
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(bytes.Trim(seg, "\r")) > 0 {
+			c.open = true
+		}
+		if i >= 0 && c.open {
+			c.n.Add(1)
+			c.open = false
+		}
+	}
+	if err != nil && c.open {
+		c.n.Add(1)
+		c.open = false
+	}
+	return n, err
+}
+
+// lines returns the count so far.
+func (c *lineCounter) lines() int64 { return c.n.Load() }

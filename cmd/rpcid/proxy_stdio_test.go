@@ -192,9 +192,14 @@ func TestProxyStdioLongLines(t *testing.T) {
 	cmd := helperCommand(t, "stringify")
 	long := `{"jsonrpc":"2.0","id":8,"method":"len","params":{"pad":"` + strings.Repeat("y", 5000) + `"}}` + "\n"
 	in := `{"jsonrpc":"2.0","id":7,"method":"long"}` + "\n" + long + `{"jsonrpc":"2.0","id":9,"method":"ping"}` + "\n"
-	code, stdout, stderr := runProxyArgs(t, in, append([]string{"-max-message-size", "1024", "--"}, cmd...)...)
+	code, stdout, stderr := runProxyArgs(t, in, append([]string{"-v", "-max-message-size", "1024", "--"}, cmd...)...)
 	if code != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	// Long lines count as messages too; the long request was not recorded,
+	// so its answer "8" matches nothing.
+	if want := "rpcid proxy: 6 messages (3 from the client, 3 from the command); 1 id restored, 1 unmatched\n"; !strings.HasSuffix(stderr, want) {
+		t.Errorf("stderr does not end with %q:\n%s", want, stderr)
 	}
 	lines := strings.SplitAfter(stdout, "\n")
 	if len(lines) != 4 || lines[3] != "" {
@@ -311,5 +316,28 @@ printf '%s\n' '{"jsonrpc":"2.0","id":"3","method":"sampling/createMessage"}' '{"
 	}
 	if !strings.Contains(stderr, `response id "1" matches no request sent`) {
 		t.Errorf("stderr does not report the forgotten id 1:\n%s", stderr)
+	}
+}
+
+func TestLineCounter(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+	}{
+		{"", 0},
+		{"\n\r\n\n", 0},
+		{"a\n", 1},
+		{"a", 1},
+		{"a\r\nb\r\n\r\nc", 3},
+		{strings.Repeat("x", 100) + "\n" + strings.Repeat("y", 100), 2},
+	}
+	for _, tt := range tests {
+		for _, chunk := range []int{1, 3, 1 << 10} {
+			c := &lineCounter{r: &chunkReader{s: tt.in, n: chunk}}
+			io.Copy(io.Discard, c)
+			if got := c.lines(); got != tt.want {
+				t.Errorf("%q in %d-byte reads: %d lines, want %d", tt.in, chunk, got, tt.want)
+			}
+		}
 	}
 }
