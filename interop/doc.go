@@ -66,6 +66,10 @@
 //     -max-message-size 32 MiB (they are restored). -v must log each
 //     restored id as `restored response id "1" to 1` and name each id that
 //     matched nothing.
+//   - Long lines: with -max-message-size 4096 a 20 MiB stdio line passes
+//     unchanged and streamed, the next response is restored, and the
+//     proxy's peak resident memory stays under 20 MiB
+//     (TestProxyStdioLongLine).
 //   - Streaming: events reach the client one by one as the upstream sends
 //     them, and a client that goes away cancels the upstream request
 //     (TestProxyStreaming).

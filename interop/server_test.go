@@ -24,6 +24,7 @@ var servers = map[string]func() int{
 	"stringify": stringifyServer,
 	"raw":       rawServer,
 	"wait":      waitServer,
+	"long":      longServer,
 }
 
 func runServer(name string) int {
@@ -173,5 +174,33 @@ const readyLine = "interop-server: ready"
 func waitServer() int {
 	fmt.Fprintln(os.Stderr, readyLine)
 	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// Parts of the long line of longServer: longHead and 1 MiB of 'x', then
+// after the client's "go" line 19 MiB of 'x' and longTail; then longNext.
+const (
+	longHead = `{"jsonrpc":"2.0","id":"1","result":"`
+	longTail = `"}` + "\n"
+	longNext = `{"jsonrpc":"2.0","id":"1","result":"short"}` + "\n"
+)
+
+// longServer reads one request line, writes the first 1 MiB of a 20 MiB
+// response line, waits for a second input line (the client's sign that it
+// has received that much), writes the rest of the line and a short response
+// with the same id, and then reads its input to the end.
+func longServer() int {
+	br := bufio.NewReader(os.Stdin)
+	if _, err := br.ReadString('\n'); err != nil {
+		fmt.Fprintf(os.Stderr, "interop-server: reading the request: %v\n", err)
+		return 1
+	}
+	os.Stdout.WriteString(longHead + strings.Repeat("x", 1<<20))
+	if _, err := br.ReadString('\n'); err != nil {
+		fmt.Fprintf(os.Stderr, "interop-server: waiting for the client: %v\n", err)
+		return 1
+	}
+	os.Stdout.WriteString(strings.Repeat("x", 19<<20) + longTail + longNext)
+	io.Copy(io.Discard, br)
 	return 0
 }

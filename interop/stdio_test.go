@@ -3,9 +3,12 @@ package interop
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -366,4 +369,97 @@ func (w *readyWatch) Write(p []byte) (int, error) {
 		w.once.Do(func() { close(w.ready) })
 	}
 	return n, err
+}
+
+// TestProxyStdioLongLine checks issue 10's "no line-length limit": with
+// -max-message-size 4096, a 20 MiB response line passes through unchanged
+// and streamed (the client receives its first MiB before the server writes
+// the rest, which it does only when the client says so), the id stays
+// pending and the next response is restored, and the proxy never holds the
+// line whole (its peak resident memory stays under 20 MiB; Linux only).
+func TestProxyStdioLongLine(t *testing.T) {
+	t.Parallel()
+	argv, env := selfServer(t, "long")
+	cmd := exec.Command(rpcidBinary(t), append([]string{"proxy", "-max-message-size", "4096", "--"}, argv...)...)
+	cmd.Env = env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	readWant := func(want string) error {
+		got := make([]byte, len(want))
+		if n, err := io.ReadFull(stdout, got); err != nil {
+			return fmt.Errorf("%v after %d bytes", err, n)
+		}
+		if string(got) != want {
+			return errors.New(firstDiff(got, []byte(want)))
+		}
+		return nil
+	}
+	var hwm int64 = -1
+	done := make(chan error, 1)
+	go func() {
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"long"}`+"\n")
+		if err := readWant(longHead + strings.Repeat("x", 1<<20)); err != nil {
+			done <- fmt.Errorf("the first MiB of the long line: %v", err)
+			return
+		}
+		io.WriteString(stdin, "go\n")
+		if err := readWant(strings.Repeat("x", 19<<20) + longTail); err != nil {
+			done <- fmt.Errorf("the rest of the long line: %v", err)
+			return
+		}
+		if err := readWant(`{"jsonrpc":"2.0","id":1,"result":"short"}` + "\n"); err != nil {
+			done <- fmt.Errorf("the response after the long line: %v", err)
+			return
+		}
+		hwm = peakRSS(cmd.Process.Pid)
+		stdin.Close()
+		done <- cmd.Wait()
+	}()
+	select {
+	case err = <-done:
+	case <-time.After(wait):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("not done within %v\nstandard error:\n%s", wait, stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("%v\nstandard error:\n%s", err, stderr.String())
+	}
+	if hwm < 0 {
+		t.Logf("peak resident memory not measured: no /proc/PID/status on %s", runtime.GOOS)
+		return
+	}
+	t.Logf("rpcid proxy peak resident memory: %d KiB", hwm>>10)
+	if hwm >= 20<<20 {
+		t.Errorf("rpcid proxy peak resident memory %d KiB: it held the 20 MiB line whole", hwm>>10)
+	}
+}
+
+// peakRSS returns the peak resident set size of process pid in bytes
+// (VmHWM in /proc/PID/status), or -1 where that is not available.
+func peakRSS(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return -1
 }
