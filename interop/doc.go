@@ -45,8 +45,11 @@
 //     (TestProxyStdioSignals).
 //   - TypeScript: the TypeScript SDK client (node/client.mjs), which matches
 //     ids leniently and so works without the proxy while receiving strings,
-//     keeps working through the proxy in both modes and receives the numeric
-//     ids it sent (TestProxyTypeScript). It skips when node or npm is not
+//     keeps working through the proxy in both modes (streamable HTTP in the
+//     four server modes; stdio) and with HTTP+SSE, and receives the numeric
+//     ids it sent. Its HTTP+SSE client refuses an endpoint URL of another
+//     origin, so the absolute-endpoint case fails unless the proxy rewrites
+//     the URL (TestProxyTypeScript). It skips when node or npm is not
 //     installed; otherwise it runs "npm ci" in node/ first (network or npm
 //     cache needed).
 //   - Security: requests whose Host is not the proxy's address or

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // npmWait bounds "npm ci" (a fresh install downloads about 100 packages).
@@ -149,6 +152,44 @@ func TestProxyTypeScript(t *testing.T) {
 			// Control: straight at the gateway the client works too, and
 			// sees the strings the gateway made.
 			r = runNode(t, nil, "http", g.URL+"/mcp")
+			if types := idTypes(r.ResponseIDs); !allOf(types, "string") {
+				t.Errorf("straight at the gateway the client received response ids %s (%v), want strings", r.ResponseIDs, types)
+			}
+		})
+	}
+
+	// The HTTP+SSE transport of MCP 2024-11-05. The TypeScript client
+	// refuses an endpoint event whose URL has another origin than the
+	// stream's, so through a gateway that makes the URL absolute it works
+	// only if the proxy points the URL at itself.
+	for _, abs := range []bool{false, true} {
+		name := "sse relative endpoint"
+		if abs {
+			name = "sse absolute endpoint"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newMCPServer()
+			mux := http.NewServeMux()
+			mux.Handle("/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+			srv := startHTTP(t, mux)
+			g := newGateway(t, srv.URL, stringify, nil)
+			g.absEndpoint = abs
+			p := startProxy(t, g.URL+"/sse")
+			r := runNode(t, nil, "sse", p.URL)
+			if types := idTypes(r.ResponseIDs); !allOf(types, "number") {
+				t.Errorf("through the proxy the client received response ids %s (%v), want numbers", r.ResponseIDs, types)
+			}
+			if g.changes.Load() == 0 {
+				t.Errorf("the gateway changed no id")
+			}
+			if abs && g.endpoints.Load() == 0 {
+				t.Errorf("the gateway made no endpoint absolute")
+			}
+			p.quiet(t)
+
+			// Control: straight at the gateway, the ids are strings.
+			r = runNode(t, nil, "sse", g.URL+"/sse")
 			if types := idTypes(r.ResponseIDs); !allOf(types, "string") {
 				t.Errorf("straight at the gateway the client received response ids %s (%v), want strings", r.ResponseIDs, types)
 			}

@@ -2,6 +2,7 @@
 // run by the Go tests in ../node_test.go:
 //
 //	node client.mjs http URL                  streamable HTTP client
+//	node client.mjs sse URL                   HTTP+SSE client (MCP 2024-11-05)
 //	node client.mjs stdio COMMAND [ARG ...]   stdio client that spawns COMMAND
 //
 // It connects, calls the tool "add" twice ({a:2,b:3} and {a:40,b:2}), closes,
@@ -14,6 +15,7 @@
 // whether they arrived as sent (numbers) or changed (strings). Any failure is
 // printed to standard error with exit status 1.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -21,6 +23,9 @@ function transportFor(args) {
   const [mode, ...rest] = args;
   if (mode === "http" && rest.length === 1) {
     return new StreamableHTTPClientTransport(new URL(rest[0]));
+  }
+  if (mode === "sse" && rest.length === 1) {
+    return new SSEClientTransport(new URL(rest[0]));
   }
   if (mode === "stdio" && rest.length >= 1) {
     // The child gets this process's whole environment (the SDK's default
@@ -32,7 +37,7 @@ function transportFor(args) {
       stderr: "inherit",
     });
   }
-  throw new Error("usage: node client.mjs http URL | node client.mjs stdio COMMAND [ARG ...]");
+  throw new Error("usage: node client.mjs http|sse URL | node client.mjs stdio COMMAND [ARG ...]");
 }
 
 // observe records the id of each response message the transport delivers to
