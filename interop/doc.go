@@ -69,10 +69,11 @@
 //     -max-message-size 32 MiB (they are restored). -v must log each
 //     restored id as `restored response id "1" to 1` and name each id that
 //     matched nothing.
-//   - Long lines: with -max-message-size 4096 a 20 MiB stdio line passes
-//     unchanged and streamed, the next response is restored, and the
-//     proxy's peak resident memory stays under 20 MiB
-//     (TestProxyStdioLongLine).
+//   - Long messages: with -max-message-size 4096 a 20 MiB stdio line or
+//     event passes unchanged and streamed (the client has its first MiB
+//     before the server writes the rest), the next response is restored,
+//     and the proxy's peak resident memory stays under 20 MiB
+//     (TestProxyStdioLongLine, TestProxyLongEvent).
 //   - Streaming: events reach the client one by one as the upstream sends
 //     them, and a client that goes away cancels the upstream request
 //     (TestProxyStreaming).

@@ -671,3 +671,66 @@ func TestProxyUpstreams(t *testing.T) {
 		p.quiet(t)
 	})
 }
+
+// TestProxyLongEvent is TestProxyStdioLongLine for HTTP: with
+// -max-message-size 4096, a 20 MiB event passes through unchanged and
+// streamed (the client receives its first MiB before the upstream writes the
+// rest, which it does only when the client says so), the next event's id is
+// restored, and the proxy's peak resident memory stays under 20 MiB (Linux
+// only).
+func TestProxyLongEvent(t *testing.T) {
+	t.Parallel()
+	gotHead := make(chan struct{})
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: "+longHead+strings.Repeat("x", 1<<20))
+		w.(http.Flusher).Flush()
+		select {
+		case <-gotHead:
+		case <-r.Context().Done():
+			return
+		case <-time.After(wait):
+			return
+		}
+		io.WriteString(w, strings.Repeat("x", 19<<20)+longTail+"\n")
+		io.WriteString(w, "data: "+longNext+"\n")
+	}))
+	p := startProxy(t, srv.URL+"/mcp", "-max-message-size", "4096")
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"long"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := plainClient().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	readWant := func(what, want string) {
+		t.Helper()
+		got := make([]byte, len(want))
+		if n, err := io.ReadFull(resp.Body, got); err != nil {
+			t.Fatalf("%s: %v after %d bytes", what, err, n)
+		}
+		if string(got) != want {
+			t.Fatalf("%s: %s", what, firstDiff(got, []byte(want)))
+		}
+	}
+	readWant("the first MiB of the long event", "data: "+longHead+strings.Repeat("x", 1<<20))
+	close(gotHead)
+	readWant("the rest of the long event", strings.Repeat("x", 19<<20)+longTail+"\n")
+	readWant("the event after it", `data: {"jsonrpc":"2.0","id":1,"result":"short"}`+"\n\n")
+	hwm := peakRSS(p.cmd.Process.Pid)
+	p.quiet(t)
+	if hwm < 0 {
+		t.Logf("peak resident memory not measured: no /proc/PID/status on %s", runtime.GOOS)
+		return
+	}
+	t.Logf("rpcid proxy peak resident memory: %d KiB", hwm>>10)
+	if hwm >= 20<<20 {
+		t.Errorf("rpcid proxy peak resident memory %d KiB: it held the 20 MiB event whole", hwm>>10)
+	}
+}
