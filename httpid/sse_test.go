@@ -3,11 +3,13 @@ package httpid
 import (
 	"io"
 	"math/rand"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // pendingTransport returns a Transport that has sent requests with the given
@@ -264,4 +266,17 @@ func FuzzEventBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTransportTable checks the hook rpcid proxy uses to log what a
+// Transport restores.
+func TestTransportTable(t *testing.T) {
+	tr := &Transport{MaxPending: 7}
+	tb := restore.TransportTable(tr)
+	if tb == nil || tb != tr.ids() || tb.MaxPending != 7 {
+		t.Fatalf("TransportTable(tr) = %p, want tr's table %p with MaxPending 7", tb, tr.ids())
+	}
+	if restore.TransportTable(http.DefaultTransport) != nil {
+		t.Errorf("TransportTable of another RoundTripper is not nil")
+	}
 }

@@ -118,6 +118,15 @@ type Transport struct {
 	table restore.Table // the ids sent and their restoring, shared with rpcid proxy
 }
 
+func init() {
+	restore.TransportTable = func(x any) *restore.Table {
+		if t, ok := x.(*Transport); ok {
+			return t.ids()
+		}
+		return nil
+	}
+}
+
 // ids returns t's table, setting its limit on first use.
 func (t *Transport) ids() *restore.Table {
 	t.once.Do(func() { t.table.MaxPending = t.MaxPending })

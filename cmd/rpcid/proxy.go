@@ -38,8 +38,9 @@ back exactly as the client sent it. Nothing else changes.
 HTTP mode (a URL): listen on ADDR (default ` + defaultProxyListen + `) and forward each
 request to URL's scheme and host with the client's own path and query, for
 MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client at
-the printed address. Requests whose Host header is not this proxy's address
-are refused (DNS rebinding). Prints one line to standard error when listening:
+the printed address. Requests whose Host header is not this proxy's address,
+or whose Origin is a page not on this machine, are refused (DNS rebinding).
+Prints one line to standard error when listening:
   rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
 SIGINT or SIGTERM stops it; requests in flight get 5 seconds to finish.
 

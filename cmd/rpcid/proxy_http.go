@@ -33,14 +33,9 @@ type httpProxy struct {
 	rp       *httputil.ReverseProxy
 	log      *proxyLog
 	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
-	table    *restore.Table // the Transport's, for -v; nil when not reachable
+	table    *restore.Table // the Transport's, for -v
 	requests atomic.Int64   // requests forwarded
 }
-
-// transportTable returns the restore.Table of an httpid.Transport, so that
-// -v can log its restored and unmatched ids and its counts. It is nil until
-// package httpid offers a way to reach it.
-var transportTable func(*httpid.Transport) *restore.Table
 
 type inboundHostKey struct{}
 
@@ -147,11 +142,11 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 		log:      lg,
 		stopping: make(chan struct{}),
 	}
-	if transportTable != nil {
-		p.table = transportTable(tr)
-		p.table.OnRestore = lg.restored
-		p.table.OnUnmatched = lg.unmatched
-	}
+	// The Transport's own table, reached through the hook package httpid
+	// sets, so that -v can log what it restores and count it.
+	p.table = restore.TransportTable(tr)
+	p.table.OnRestore = lg.restored
+	p.table.OnUnmatched = lg.unmatched
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
@@ -290,10 +285,6 @@ func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 // summary prints the -v summary line.
 func (p *httpProxy) summary() {
 	if !p.log.verbose {
-		return
-	}
-	if p.table == nil {
-		p.log.printf("%s forwarded", proxyCount(p.requests.Load(), "request"))
 		return
 	}
 	st := p.table.Stats()

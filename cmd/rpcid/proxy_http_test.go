@@ -617,9 +617,6 @@ func TestProxyArgs(t *testing.T) {
 // With -v, HTTP mode logs each restored id and each unmatched one, and a
 // summary on exit.
 func TestProxyHTTPVerbose(t *testing.T) {
-	if transportTable == nil {
-		t.Skip("package httpid offers no way yet to reach its Transport's table (transportTable is nil)")
-	}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		for _, id := range []string{"3", "77", "4"} {

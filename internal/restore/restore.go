@@ -351,3 +351,10 @@ func (sl *slot) choose(raw []byte) (i int, rewrite bool) {
 	}
 	return -1, false
 }
+
+// TransportTable returns the Table behind an *httpid.Transport, given as
+// transport (typed any: httpid imports this package, not the reverse), or
+// nil for any other value. Package httpid sets it when it is initialised, so
+// that rpcid proxy can set the Table's OnRestore and OnUnmatched for -v
+// before the Transport's first use, without widening httpid's API.
+var TransportTable func(transport any) *Table
