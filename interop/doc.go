@@ -68,7 +68,9 @@
 //     message size limit (the 20 MiB messages pass unexamined) and at
 //     -max-message-size 32 MiB (they are restored). -v must log each
 //     restored id as `restored response id "1" to 1` and name each id that
-//     matched nothing.
+//     matched nothing (in HTTP mode only those that arrive while some id is
+//     pending: httpid.Transport examines no response while it remembers
+//     none).
 //   - Long messages: with -max-message-size 4096 a 20 MiB stdio line or
 //     event passes unchanged and streamed (the client has its first MiB
 //     before the server writes the rest), the next response is restored,
