@@ -21,6 +21,15 @@ import (
 // npmWait bounds "npm ci" (a fresh install downloads about 100 packages).
 const npmWait = 3 * time.Minute
 
+// nodeWait bounds one run of node/client.mjs. Node loads about a hundred
+// modules before the client connects; on a loaded machine that alone has
+// taken 8 s, and exiting as long again, so the bound is looser than wait.
+const nodeWait = time.Minute
+
+// nodeSlots limits how many node processes run at once, so that each gets
+// the CPU it needs within nodeWait however many subtests run in parallel.
+var nodeSlots = make(chan struct{}, 2)
+
 var npm struct {
 	once sync.Once
 	node string
@@ -78,11 +87,13 @@ type nodeResult struct {
 }
 
 // runNode runs node/client.mjs with args and env (nil: this process's),
-// within wait, and returns its result.
+// within nodeWait, and returns its result.
 func runNode(t *testing.T, env []string, args ...string) nodeResult {
 	t.Helper()
 	node := nodeClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	nodeSlots <- struct{}{}
+	defer func() { <-nodeSlots }()
+	ctx, cancel := context.WithTimeout(context.Background(), nodeWait)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs"}, args...)...)
 	cmd.Dir = "node"
@@ -90,8 +101,9 @@ func runNode(t *testing.T, env []string, args ...string) nodeResult {
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client.mjs %s: %v\nstandard error:\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("node client.mjs %s: %v after %v\nstandard error:\n%s", strings.Join(args, " "), err, time.Since(start).Round(time.Millisecond), stderr.String())
 	}
 	var r nodeResult
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {

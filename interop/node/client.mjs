@@ -12,8 +12,8 @@
 //
 // sums are the tool's structured results; responseIds are the ids of the
 // responses the SDK received, in order, as JSON values, so the test can tell
-// whether they arrived as sent (numbers) or changed (strings). Any failure is
-// printed to standard error with exit status 1.
+// whether they arrived as sent (numbers) or changed (strings). Progress goes
+// to standard error, as does any failure, with exit status 1.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -63,12 +63,16 @@ function observe(transport, responseIds) {
   });
 }
 
+const started = Date.now();
+const progress = (what) => process.stderr.write(`client.mjs: ${what} after ${Date.now() - started} ms\n`);
+
 async function main() {
   const transport = transportFor(process.argv.slice(2));
   const responseIds = [];
   observe(transport, responseIds);
   const client = new Client({ name: "interop-ts-sdk-client", version: "1.0.0" });
   await client.connect(transport);
+  progress("connected");
   const sums = [];
   for (const args of [
     { a: 2, b: 3 },
@@ -79,13 +83,18 @@ async function main() {
       throw new Error(`add(${args.a}, ${args.b}) reported an error: ${JSON.stringify(res.content)}`);
     }
     sums.push(res.structuredContent?.sum);
+    progress(`called add(${args.a}, ${args.b})`);
   }
   await client.close();
+  progress("closed");
   process.stdout.write(JSON.stringify({ sums, responseIds }) + "\n");
 }
 
 main().then(
-  () => process.exit(0),
+  () => {
+    progress("printed the result");
+    process.exit(0);
+  },
   (err) => {
     process.stderr.write(`client.mjs: ${err?.stack ?? err}\n`);
     process.exit(1);
