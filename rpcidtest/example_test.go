@@ -38,10 +38,10 @@ func Example() {
 		}
 	}
 	// Output:
-	// pair/int-vs-canonical-string (reversed): match(sent "1", received 1) = false, want true: clause 5: a gateway turned 1 into "1"; "1" is its canonical spelling
-	// pair/zero-vs-string-zero (reversed): match(sent "0", received 0) = false, want true: clause 5: "0" is the canonical spelling of 0 (the initialize case)
-	// pair/one-vs-plus: match(sent 1, received "+1") = true, want false: clause 5: a plus sign is not canonical (Rust i64::from_str takes it)
-	// pair/one-vs-leading-zero: match(sent 1, received "01") = true, want false: clause 5: a leading zero is not canonical
+	// pair/int-vs-canonical-string (reversed): match(sent `"1"`, received `1`) = false, want true: clause 5: a gateway turned 1 into "1"; "1" is its canonical spelling
+	// pair/zero-vs-string-zero (reversed): match(sent `"0"`, received `0`) = false, want true: clause 5: "0" is the canonical spelling of 0 (the initialize case)
+	// pair/one-vs-plus: match(sent `1`, received `"+1"`) = true, want false: clause 5: a plus sign is not canonical (Rust i64::from_str takes it)
+	// pair/one-vs-leading-zero: match(sent `1`, received `"01"`) = true, want false: clause 5: a leading zero is not canonical
 }
 
 // The rule itself passes: this is how an SDK built on rpcid would look.

@@ -205,22 +205,66 @@ type Disagreement struct {
 	Reason string
 }
 
-// String describes d on one line.
+// String describes d on one line, such as
+//
+//	pair/one-vs-plus: match(sent `1`, received `"+1"`) = true, want false: clause 5: ...
+//
+// Raw ids are written as quoteRaw describes: between backquotes exactly as
+// they are, (empty: 0 bytes) for empty input, and with code points and
+// hexadecimal bytes where they hold characters that do not print.
 func (d Disagreement) String() string {
 	return fmt.Sprintf("%s: match(sent %s, received %s) = %v, want %v: %s",
 		d.Vector, quoteRaw(d.Sent), quoteRaw(d.Received), d.Got, d.Want, d.Reason)
 }
 
-// quoteRaw writes a raw id for messages: as it is when it is printable
-// UTF-8 without surrounding space, Go-quoted otherwise.
+// quoteRaw writes a raw id for messages so that it cannot be misread: the
+// bytes between backquotes, exactly as they are (so "\u00a01" is the JSON
+// escape, six bytes, and never a rendering of other bytes). Empty input is
+// written as (empty: 0 bytes). When the bytes are not all printable UTF-8
+// (controls, tabs, line ends, non-ASCII spaces, invalid bytes) or hold a
+// backquote, each such rune is shown as <U+XXXX> and each invalid byte as
+// <0xXX>, and the bytes follow in hexadecimal, which is exact:
+//
+//	`"01"`
+//	` 1`
+//	`"<U+00A0>1"` (bytes 22 c2 a0 31 22)
 func quoteRaw(b []byte) string {
-	s := string(b)
-	plain := s != "" && utf8.ValidString(s) && strings.TrimSpace(s) == s &&
-		!strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
-	if plain {
-		return s
+	if len(b) == 0 {
+		return "(empty: 0 bytes)"
 	}
-	return strconv.Quote(s)
+	plain := func(r rune) bool { return r != '`' && r != utf8.RuneError && unicode.IsPrint(r) }
+	s := string(b)
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !plain(r) }) {
+		return "`" + s + "`"
+	}
+	var sb strings.Builder
+	sb.WriteByte('`')
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&sb, "<0x%02x>", b[i])
+		case plain(r):
+			sb.Write(b[i : i+n])
+		default:
+			fmt.Fprintf(&sb, "<U+%04X>", r)
+		}
+		i += n
+	}
+	sb.WriteString("` (bytes ")
+	const maxHex = 32
+	for i, c := range b {
+		if i == maxHex {
+			fmt.Fprintf(&sb, " ...; %d bytes in all", len(b))
+			break
+		}
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%02x", c)
+	}
+	sb.WriteByte(')')
+	return sb.String()
 }
 
 // sendable reports whether raw can be the id of a request that awaits a

@@ -160,9 +160,20 @@ func TestDisagreementString(t *testing.T) {
 		received string
 		want     string
 	}{
-		{`"01"`, `pair/x: match(sent 1, received "01") = true, want false: clause 5: r`},
-		{"\"\xff\"", `pair/x: match(sent 1, received "\"\xff\"") = true, want false: clause 5: r`},
-		{" 1", `pair/x: match(sent 1, received " 1") = true, want false: clause 5: r`},
+		{`"01"`, "pair/x: match(sent `1`, received `\"01\"`) = true, want false: clause 5: r"},
+		{" 1", "pair/x: match(sent `1`, received ` 1`) = true, want false: clause 5: r"},
+		// Empty input is spelled out, never shown as "" (the empty JSON string).
+		{"", "pair/x: match(sent `1`, received (empty: 0 bytes)) = true, want false: clause 5: r"},
+		{`""`, "pair/x: match(sent `1`, received `\"\"`) = true, want false: clause 5: r"},
+		// A JSON escape is shown as the six bytes it is; the raw bytes of
+		// U+00A0 are shown by code point and in hexadecimal.
+		{`"\u00a01"`, "pair/x: match(sent `1`, received `\"\\u00a01\"`) = true, want false: clause 5: r"},
+		{"\"\u00a01\"", "pair/x: match(sent `1`, received `\"<U+00A0>1\"` (bytes 22 c2 a0 31 22)) = true, want false: clause 5: r"},
+		{"\"\xff\"", "pair/x: match(sent `1`, received `\"<0xff>\"` (bytes 22 ff 22)) = true, want false: clause 5: r"},
+		{"\t1\n", "pair/x: match(sent `1`, received `<U+0009>1<U+000A>` (bytes 09 31 0a)) = true, want false: clause 5: r"},
+		{"\"`\"", "pair/x: match(sent `1`, received `\"<U+0060>\"` (bytes 22 60 22)) = true, want false: clause 5: r"},
+		{"\"\ufffd\"", "pair/x: match(sent `1`, received `\"<U+FFFD>\"` (bytes 22 ef bf bd 22)) = true, want false: clause 5: r"},
+		{"\"" + strings.Repeat("\t", 40) + "\"", "pair/x: match(sent `1`, received `\"" + strings.Repeat("<U+0009>", 40) + "\"` (bytes 22" + strings.Repeat(" 09", 31) + " ...; 42 bytes in all)) = true, want false: clause 5: r"},
 	} {
 		d := Disagreement{Vector: "pair/x", Sent: []byte("1"), Received: []byte(c.received), Got: true, Want: false, Reason: "clause 5: r"}
 		if got := d.String(); got != c.want {

@@ -4,6 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rpcid/rpcid/internal/restore"
@@ -43,4 +51,54 @@ func BenchmarkProxyStdio(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkProxyHTTP measures one JSON-RPC exchange over HTTP on loopback,
+// side by side: "direct" posts to the upstream, which answers with the id
+// turned into a string; "reverseproxy" posts through a plain
+// httputil.ReverseProxy (the extra hop alone, ids left as they are);
+// "proxy" posts through rpcid proxy (HTTP mode, in this process).
+func BenchmarkProxyHTTP(b *testing.B) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"7","result":{"content":[{"type":"text","text":"9"}]}}`)
+	}))
+	defer up.Close()
+	cfg, _, ok := parseProxyArgs([]string{"-listen", "127.0.0.1:0", up.URL}, io.Discard, io.Discard)
+	if !ok {
+		b.Fatal("flags")
+	}
+	sig := make(chan os.Signal, 1)
+	started := make(chan net.Addr, 1)
+	done := make(chan int, 1)
+	go func() { done <- proxyHTTP(cfg, io.Discard, sig, func(a net.Addr) { started <- a }) }()
+	proxyURL := "http://" + (<-started).String()
+	defer func() { sig <- syscall.SIGTERM; <-done }()
+
+	u, _ := url.Parse(up.URL)
+	plain := httptest.NewServer(httputil.NewSingleHostReverseProxy(u))
+	defer plain.Close()
+
+	const req = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":7,"b":2}}}`
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	for _, bb := range []struct{ name, url, want string }{
+		{"direct", up.URL, `"id":"7"`},
+		{"reverseproxy", plain.URL, `"id":"7"`},
+		{"proxy", proxyURL, `"id":7`},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			for range b.N {
+				resp, err := client.Post(bb.url+"/mcp", "application/json", strings.NewReader(req))
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if !strings.Contains(string(body), bb.want) {
+					b.Fatalf("%s: %s", bb.name, body)
+				}
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
@@ -108,6 +109,57 @@ func TestProxyBinary(t *testing.T) {
 		}
 	})
 
+	// An https upstream is trusted through the system's roots, here a file
+	// named by SSL_CERT_FILE (read by crypto/x509 on Unix systems other than
+	// macOS).
+	t.Run("https", func(t *testing.T) {
+		if runtime.GOOS == "darwin" {
+			t.Skip("macOS reads roots from the keychain, not SSL_CERT_FILE")
+		}
+		up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"5","result":{}}`)
+		}))
+		defer up.Close()
+		roots := filepath.Join(t.TempDir(), "roots.pem")
+		pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw})
+		if err := os.WriteFile(roots, pemBytes, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, trusted := range []bool{true, false} {
+			cmd := exec.Command(bin, "proxy", "-listen", "127.0.0.1:0", up.URL)
+			if trusted {
+				cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+roots, "SSL_CERT_DIR="+filepath.Dir(roots))
+			} else {
+				empty := filepath.Join(t.TempDir(), "empty.pem")
+				os.WriteFile(empty, nil, 0o600)
+				cmd.Env = append(os.Environ(), "SSL_CERT_FILE="+empty, "SSL_CERT_DIR="+filepath.Dir(empty))
+			}
+			addr, lines := startBinary(t, cmd)
+			resp, body := do(t, newRequest(t, "POST", "http://"+addr+"/mcp", `{"jsonrpc":"2.0","id":5,"method":"m"}`))
+			if trusted && body != `{"jsonrpc":"2.0","id":5,"result":{}}` {
+				t.Errorf("trusted https upstream: client read %q", body)
+			}
+			if !trusted {
+				if resp.StatusCode != http.StatusBadGateway || !strings.Contains(body, "certificate") {
+					t.Errorf("untrusted https upstream: status %d, body %q; want 502 naming the certificate", resp.StatusCode, body)
+				}
+				select {
+				case l := <-lines:
+					if !strings.Contains(l, "certificate") {
+						t.Errorf("stderr line %q does not name the certificate", l)
+					}
+				case <-time.After(wait):
+					t.Error("no error line on stderr")
+				}
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := waitBounded(t, cmd); err != nil {
+				t.Errorf("after SIGTERM: %v", err)
+			}
+		}
+	})
+
 	t.Run("stdio", func(t *testing.T) {
 		args := append([]string{"proxy", "-v", "--"}, helperCommand(t, "stringify")...)
 		t.Setenv("RPCID_PROXY_HELPER_EXIT", "3")
@@ -148,4 +200,37 @@ func waitBounded(t *testing.T, cmd *exec.Cmd) error {
 		t.Fatalf("%s did not end within %v", cmd, wait)
 	}
 	return nil
+}
+
+// startBinary starts cmd, an rpcid proxy in HTTP mode, and returns the
+// address from its start line and a channel of its further stderr lines.
+func startBinary(t *testing.T, cmd *exec.Cmd) (string, <-chan string) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case first := <-lines:
+		m := regexp.MustCompile(`^rpcid proxy: listening on http://(127\.0\.0\.1:[0-9]+)/`).FindStringSubmatch(first)
+		if m == nil {
+			t.Fatalf("start line %q", first)
+		}
+		return m[1], lines
+	case <-time.After(wait):
+		t.Fatal("no start line")
+	}
+	return "", nil
 }

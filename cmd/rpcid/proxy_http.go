@@ -54,7 +54,13 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		return 1
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	p := newHTTPProxy(cfg, lg, allowedHosts(cfg.listen, addr))
+	hosts := allowedHosts(cfg.listen, addr)
+	if hosts[hostPort(cfg.upstream.Host, cfg.upstream.Scheme)] {
+		ln.Close()
+		lg.printf("URL %s names this proxy's own address: every request would come back to it", cfg.rawURL)
+		return 2
+	}
+	p := newHTTPProxy(cfg, lg, hosts)
 	var fresh freshConns
 	srv := &http.Server{
 		Handler:           p,
@@ -216,8 +222,8 @@ func (p *httpProxy) allowedOrigin(origin string) bool {
 }
 
 // rewrite sends the request to the upstream's scheme and host with the
-// client's path and query, byte for byte. The upstream sees its own name in Host. The
-// client's Accept-Encoding is dropped so that the response arrives
+// client's path and query, byte for byte. The upstream sees its own name in
+// Host. The client's Accept-Encoding is dropped so that the response arrives
 // uncompressed (http.Transport asks for gzip itself and decodes it) and its
 // ids can be restored.
 func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"strconv"
+
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/rpcid/rpcid/httpid"
 	"io"
 	"net"
 	"net/http"
@@ -601,8 +604,14 @@ func TestProxyArgs(t *testing.T) {
 		}
 	}
 	var stdout, stderr strings.Builder
-	if _, code, ok := parseProxyArgs([]string{"-h"}, &stdout, &stderr); ok || code != 0 || stdout.String() != proxyUsage || stderr.Len() != 0 {
+	if _, code, ok := parseProxyArgs([]string{"-h"}, &stdout, &stderr); ok || code != 0 || !strings.Contains(stdout.String(), "rpcid proxy: listening on http://HOST:PORT/PATH") || !strings.Contains(stdout.String(), "-max-message-size BYTES") || stderr.Len() != 0 {
 		t.Errorf("proxy -h: ok %v, status %d, stderr %q; want 0 and the usage on stdout", ok, code, stderr.String())
+	}
+	// The help states the defaults the code uses.
+	for _, want := range []string{"(default " + defaultProxyListen, "(default " + strconv.Itoa(httpid.DefaultMaxPending) + ")", "(default " + strconv.Itoa(httpid.DefaultMaxMessageSize) + ")"} {
+		if !strings.Contains(help("proxy"), want) {
+			t.Errorf("proxy -h does not say %q", want)
+		}
 	}
 	cfg, _, ok := parseProxyArgs([]string{"-v", "--", "npx", "mcp-remote", "--", "-x"}, &stdout, &stderr)
 	if !ok || !cfg.verbose || !cmp.Equal(cfg.command, []string{"npx", "mcp-remote", "--", "-x"}) {
@@ -693,5 +702,177 @@ func TestProxyListenInUse(t *testing.T) {
 	code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
 	if code != 1 || !strings.Contains(stderr.String(), "address already in use") || strings.Contains(stderr.String(), "listening") {
 		t.Errorf("status %d, stderr %q; want 1 and the reason, no start line", code, stderr.String())
+	}
+}
+
+// FuzzEndpointBody checks that an endpointBody changes nothing when its
+// function declines, gives the same bytes however the stream is cut into
+// reads, calls its function at most once, and changes only the value passed.
+func FuzzEndpointBody(f *testing.F) {
+	f.Add("event: endpoint\ndata: https://gw.example/m\n\n", 3)
+	f.Add("\uFEFFevent:endpoint\r\ndata:/m\r\n\r\ndata: x\r\r", 1)
+	f.Add(": c\n\nretry: 1\n\nevent: endpoint\rdata: a\rdata: b\r\r", 2)
+	f.Add("data\n\nevent: endpoint\ndata\n\n", 5)
+	f.Fuzz(func(t *testing.T, in string, chunk int) {
+		chunk = 1 + (chunk&0xffff)%64
+		read := func(fn func([]byte) []byte, n int) string {
+			got, err := io.ReadAll(newEndpointBody(io.NopCloser(&chunkReader{s: in, n: n}), fn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(got)
+		}
+		if got := read(func([]byte) []byte { return nil }, chunk); got != in {
+			t.Fatalf("declining: %q became %q", in, got)
+		}
+		calls := 0
+		var value string
+		mark := func(v []byte) []byte {
+			calls++
+			value = string(v)
+			return []byte("<" + string(v) + ">")
+		}
+		whole := read(mark, len(in)+1)
+		if calls > 1 {
+			t.Fatalf("function called %d times", calls)
+		}
+		if calls == 1 {
+			// Exactly the value was replaced: removing the marks gives the
+			// input back.
+			if strings.Replace(whole, "<"+value+">", value, 1) != in {
+				t.Fatalf("%q became %q, more than the value %q changed", in, whole, value)
+			}
+		}
+		if got := read(mark, chunk); got != whole {
+			t.Fatalf("%q in %d-byte reads = %q, in one read %q", in, chunk, got, whole)
+		}
+	})
+}
+
+// With -max-pending ids in flight, another request is answered 503 and
+// never sent.
+func TestProxyTooManyPending(t *testing.T) {
+	var hits atomic.Int64
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		select {
+		case <-release:
+		case <-time.After(wait):
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-pending", "1")
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		testClient.Do(newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`))
+	}()
+	deadline := time.Now().Add(wait)
+	for hits.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	resp, body := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":2,"method":"m"}`))
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "too many request ids pending") || hits.Load() != 1 {
+		t.Errorf("second request: status %d, body %q, upstream hits %d; want 503, the reason, 1", resp.StatusCode, body, hits.Load())
+	}
+	if s := p.stderr.String(); !strings.Contains(s, "too many request ids pending") {
+		t.Errorf("stderr does not report the refusal:\n%s", s)
+	}
+	close(release)
+	select {
+	case <-first:
+	case <-time.After(wait):
+		t.Fatal("the first request did not end")
+	}
+}
+
+// Bodies and events longer than -max-message-size pass byte for byte,
+// unexamined; shorter ones after them are still restored.
+func TestProxyLongMessages(t *testing.T) {
+	pad := strings.Repeat("x", 2<<20)
+	longJSON := `{"jsonrpc":"2.0","id":"1","result":{"pad":"` + pad + `"}}`
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/json" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, longJSON)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: "+longJSON+"\n\n")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":{}}\n\n")
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-message-size", "1024")
+	_, body := do(t, newRequest(t, "POST", p.url+"/json", `{"jsonrpc":"2.0","id":1,"method":"m"}`))
+	if body != longJSON {
+		t.Errorf("long JSON body changed (%d bytes, want %d)", len(body), len(longJSON))
+	}
+	_, body = do(t, newRequest(t, "POST", p.url+"/sse", `[{"jsonrpc":"2.0","id":1,"method":"m"},{"jsonrpc":"2.0","id":2,"method":"m"}]`))
+	want := "data: " + longJSON + "\n\n" + "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	if body != want {
+		t.Errorf("event stream: got %d bytes ending %q, want %d bytes ending %q", len(body), body[max(0, len(body)-60):], len(want), want[len(want)-60:])
+	}
+}
+
+// A second signal ends the grace period at once.
+func TestProxySecondSignal(t *testing.T) {
+	inPost := make(chan struct{})
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(inPost)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		case <-time.After(wait):
+		}
+	}))
+	defer up.Close()
+	defer close(release)
+	p := startProxy(t, up.URL)
+	go testClient.Do(newRequest(t, "POST", p.url+"/mcp", `{}`))
+	select {
+	case <-inPost:
+	case <-time.After(wait):
+		t.Fatal("POST did not reach the upstream")
+	}
+	start := time.Now()
+	sig := p.sig
+	p.sig = nil // stopped here, not by the cleanup
+	sig <- syscall.SIGTERM
+	sig <- syscall.SIGINT
+	select {
+	case code := <-p.done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0", code)
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not stop")
+	}
+	if d := time.Since(start); d > proxyGrace/2 {
+		t.Errorf("stopping after a second signal took %v", d)
+	}
+}
+
+func TestProxyRefusesItself(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // free the port for the proxy
+	_, port, _ := net.SplitHostPort(addr)
+	for _, u := range []string{"http://" + addr + "/mcp", "http://LOCALHOST:" + port} {
+		var stdout, stderr strings.Builder
+		cfg, _, ok := parseProxyArgs([]string{"-listen", addr, u}, &stdout, &stderr)
+		if !ok {
+			t.Fatal(stderr.String())
+		}
+		code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
+		if code != 2 || !strings.Contains(stderr.String(), "names this proxy's own address") {
+			t.Errorf("URL %s: status %d, stderr %q; want 2 and the reason", u, code, stderr.String())
+		}
 	}
 }
