@@ -67,7 +67,7 @@ func rpcidBinary(t testing.TB) string {
 			build.err = fmt.Errorf("go build ./cmd/rpcid: %v\n%s", err, out)
 			return
 		}
-		watchSources()
+		watchSources(gobin)
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
@@ -75,21 +75,34 @@ func rpcidBinary(t testing.TB) string {
 	return build.path
 }
 
-// srcLink is a symbolic link in this module to ../cmd/rpcid, whose files
-// the rpcid binary is built from (its other packages are compiled into this
-// test binary too, so go test sees their changes already).
-const srcLink = "testdata/cmd-rpcid"
+// srcLink is a symbolic link in this module to the repository's root.
+const srcLink = "testdata/repo"
 
-// watchSources lists srcLink, so that go test's result cache depends on the
-// names, sizes and modification times of the files of ../cmd/rpcid: a change
-// to the command then reruns these tests instead of reporting a cached
-// result. (The binary is built by a child process, whose reads go test does
-// not see, and go test ignores files outside this module that the test
-// itself reads; the link puts them inside.) Where the link cannot be read
-// (a checkout without symbolic links), the tests run all the same, and
+// watchSources lists, through srcLink, the directory of each package of this
+// repository that the rpcid binary is built from, so that go test's result
+// cache depends on the names, sizes and modification times of their files: a
+// change to the command then reruns these tests instead of reporting a
+// cached result. (The binary is built by a child process, whose reads go
+// test does not see, and go test ignores files outside this module that the
+// test itself reads; the link puts them inside.) Where the link cannot be
+// read (a checkout without symbolic links), the tests run all the same, and
 // "go test -count=1" reruns them.
-func watchSources() {
-	os.ReadDir(srcLink)
+func watchSources(gobin string) {
+	cmd := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./cmd/rpcid")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		return
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return
+	}
+	for _, dir := range strings.Fields(string(out)) {
+		if rel, err := filepath.Rel(root, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			os.ReadDir(filepath.Join(srcLink, rel))
+		}
+	}
 }
 
 // selfServer returns a command line that runs this test binary as the stdio
