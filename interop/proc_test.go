@@ -67,7 +67,7 @@ func rpcidBinary(t testing.TB) string {
 			build.err = fmt.Errorf("go build ./cmd/rpcid: %v\n%s", err, out)
 			return
 		}
-		watchSources(gobin)
+		watchSources()
 	})
 	if build.err != nil {
 		t.Fatal(build.err)
@@ -75,33 +75,25 @@ func rpcidBinary(t testing.TB) string {
 	return build.path
 }
 
-// srcLink is a symbolic link in this module to the repository's root.
-const srcLink = "testdata/repo"
+// srcLinks is a directory in this module of symbolic links to the
+// directories of the packages the rpcid binary is built from that are not
+// compiled into this test binary too: ../cmd/rpcid and ../rpcidtest (the
+// others, the root package, httpid, internal/restore and internal/scan, are,
+// so go test sees their changes already).
+const srcLinks = "testdata/src"
 
-// watchSources lists, through srcLink, the directory of each package of this
-// repository that the rpcid binary is built from, so that go test's result
-// cache depends on the names, sizes and modification times of their files: a
-// change to the command then reruns these tests instead of reporting a
-// cached result. (The binary is built by a child process, whose reads go
-// test does not see, and go test ignores files outside this module that the
-// test itself reads; the link puts them inside.) Where the link cannot be
-// read (a checkout without symbolic links), the tests run all the same, and
-// "go test -count=1" reruns them.
-func watchSources(gobin string) {
-	cmd := exec.Command(gobin, "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", "./cmd/rpcid")
-	cmd.Dir = ".."
-	out, err := cmd.Output()
-	if err != nil {
-		return
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		return
-	}
-	for _, dir := range strings.Fields(string(out)) {
-		if rel, err := filepath.Rel(root, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			os.ReadDir(filepath.Join(srcLink, rel))
-		}
+// watchSources lists each directory linked from srcLinks, so that go test's
+// result cache depends on the names, sizes and modification times of their
+// files: a change to the command then reruns these tests instead of
+// reporting a cached result. (The binary is built by a child process, whose
+// reads go test does not see, and go test ignores files outside this module
+// that the test itself reads; the links put them inside.) Where the links
+// cannot be read (a checkout without symbolic links), the tests run all the
+// same, and "go test -count=1" reruns them.
+func watchSources() {
+	links, _ := os.ReadDir(srcLinks)
+	for _, l := range links {
+		os.ReadDir(filepath.Join(srcLinks, l.Name()))
 	}
 }
 
