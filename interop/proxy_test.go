@@ -172,10 +172,11 @@ type seen struct {
 // TestProxySecurity checks the DNS-rebinding defence of issue 10: a request
 // whose Host is not the proxy's own address or localhost:PORT, or whose
 // Origin is another site's, is refused with 403 or 421 and a short
-// plain-text reason, and never reaches the upstream;
-// and that Authorization and Mcp-Session-Id reach the upstream unchanged,
-// that the upstream sees its own host name, and that the proxy adds no
-// credentials.
+// plain-text reason, and never reaches the upstream; and that Authorization,
+// Mcp-Session-Id and the other end-to-end headers reach the upstream
+// unchanged (hop-by-hop ones do not), that the upstream sees its own host
+// name, that the client's path and query arrive byte for byte, and that the
+// proxy adds no credentials.
 func TestProxySecurity(t *testing.T) {
 	t.Parallel()
 	var (
@@ -275,9 +276,15 @@ func TestProxySecurity(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			n := nhits()
+			// End-to-end headers pass unchanged; a header that Connection
+			// names is hop-by-hop (RFC 9110 section 7.6.1) and does not.
 			header := map[string]string{
-				"Authorization":  "Bearer interop-secret",
-				"Mcp-Session-Id": "session-from-client",
+				"Authorization":        "Bearer interop-secret",
+				"Mcp-Session-Id":       "session-from-client",
+				"Mcp-Protocol-Version": "2025-11-25",
+				"Last-Event-Id":        "stream-1:7",
+				"Connection":           "X-Interop-Hop",
+				"X-Interop-Hop":        "1",
 			}
 			if ac.origin != "" {
 				header["Origin"] = ac.origin
@@ -293,8 +300,16 @@ func TestProxySecurity(t *testing.T) {
 			if got := up.header.Values("Authorization"); len(got) != 1 || got[0] != "Bearer interop-secret" {
 				t.Errorf("upstream Authorization %q, want [%q]", got, "Bearer interop-secret")
 			}
-			if got := up.header.Values("Mcp-Session-Id"); len(got) != 1 || got[0] != "session-from-client" {
-				t.Errorf("upstream Mcp-Session-Id %q, want [%q]", got, "session-from-client")
+			for _, k := range []string{"Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-Id"} {
+				if got := up.header.Values(k); len(got) != 1 || got[0] != header[k] {
+					t.Errorf("upstream %s %q, want [%q]", k, got, header[k])
+				}
+			}
+			if got := up.header.Values("Accept"); len(got) != 1 || got[0] != "application/json, text/event-stream" {
+				t.Errorf("upstream Accept %q, want the client's", got)
+			}
+			if got := up.header.Values("X-Interop-Hop"); len(got) != 0 {
+				t.Errorf("upstream got the hop-by-hop header X-Interop-Hop %q", got)
 			}
 			if up.host != upstreamHost {
 				t.Errorf("upstream Host %q, want its own %q", up.host, upstreamHost)
