@@ -55,8 +55,9 @@
 //   - Security: requests whose Host is not the proxy's address or
 //     localhost:PORT, or whose Origin is another site's, are refused with 403
 //     or 421 and a short plain-text reason and never reach the upstream;
-//     Authorization and Mcp-Session-Id reach the upstream unchanged, the
-//     upstream sees its own Host, the client's path and query arrive
+//     Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and
+//     Accept reach the upstream unchanged and a hop-by-hop header does not,
+//     the upstream sees its own Host, the client's path and query arrive
 //     byte for byte, and the proxy adds no credentials (TestProxySecurity).
 //   - Exact bytes: a raw JSON-RPC server without an SDK, over HTTP
 //     (TestProxyBytes) and over stdio (TestProxyStdioBytes), sends batches,
