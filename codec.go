@@ -1,7 +1,6 @@
 package rpcid
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -15,7 +14,8 @@ import (
 // Parse parses data, the JSON text of one id, as it appears as the value of
 // an "id" member: one JSON value (RFC 8259 section 3) with optional JSON
 // whitespace (space, tab, line feed, carriage return; section 2) before and
-// after it. Parse does not retain data.
+// after it. Parse neither retains nor modifies data, so that the compiler
+// can pass Parse([]byte(s)) the bytes of s without copying them (issue 11).
 //
 // The kind follows the rule in the package documentation: null is KindNull;
 // a number with an exact integer value within int64 is KindInt, however it is
@@ -34,16 +34,7 @@ import (
 // Parse allocates nothing for null, integers, and strings written without
 // escapes that spell an int64 canonically; one string for other strings and
 // for KindNumber.
-func Parse(data []byte) (ID, error) {
-	if n, f := parseFast(data); f != formAbsent {
-		return ID{n: n, f: f}, nil
-	}
-	var v view
-	if flt := v.scan(data); flt.err != nil {
-		return ID{}, newError("Parse", data, flt.off, flt.err, flt.detail)
-	}
-	return v.id(), nil
-}
+func Parse(data []byte) (ID, error) { return parse(data, "Parse") }
 
 // MustParse is like Parse but panics if s cannot be parsed. It is meant for
 // ids written in programs and tests.
@@ -61,16 +52,54 @@ func MustParse(s string) ID {
 // the ID absent. The error is an *Error (Func "UnmarshalJSON") wrapping the
 // sentinels listed at Parse.
 func (id *ID) UnmarshalJSON(data []byte) error {
+	x, err := parse(data, "UnmarshalJSON")
+	if err != nil {
+		return err
+	}
+	*id = x
+	return nil
+}
+
+// parse is Parse with fn, the name of the exported function, for errors. It
+// holds the fastest paths itself, null and an integer or canonical integer
+// string of at most 8 digits, so that such an id costs one call; parseSlow
+// does the rest.
+func parse(data []byte, fn string) (ID, error) {
+	if len(data) == 4 && string(data) == "null" {
+		return ID{f: formNull}, nil
+	}
+	s, f, neg := data, formInt, uint64(0)
+	if len(data) == 0 || data[0]-'1' > 8 {
+		s, f, neg = intText(data) // not a bare positive integer
+	}
+	if uint(len(s))-1 < 8 {
+		var x uint64
+		if len(s) >= 4 {
+			x = load8(s)
+		} else {
+			x = load3(s)
+		}
+		if u, ok := eightDigits(x, len(s)); ok {
+			return ID{n: negate(u, neg), f: f}, nil
+		}
+	} else if uint(len(s))-1 < 19 {
+		if u, ok := digits(s, neg); ok {
+			return ID{n: negate(u, neg), f: f}, nil
+		}
+	}
+	return parseSlow(data, fn)
+}
+
+// parseSlow is parse after its fast path failed.
+func parseSlow(data []byte, fn string) (ID, error) {
 	if n, f := parseFast(data); f != formAbsent {
-		*id = ID{n: n, f: f}
-		return nil
+		return ID{n: n, f: f}, nil
 	}
 	var v view
 	if flt := v.scan(data); flt.err != nil {
-		return newError("UnmarshalJSON", data, flt.off, flt.err, flt.detail)
+		return ID{}, newError(fn, data, flt.off, flt.err, flt.detail)
 	}
-	*id = v.id()
-	return nil
+	return v.id(data), nil
 }
 
 // MarshalJSON returns the JSON spelling of id, as AppendJSON writes it. The
@@ -79,7 +108,7 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 // or a pointer.
 func (id ID) MarshalJSON() ([]byte, error) {
 	if id.f == formAbsent {
-		return nil, &Error{Func: "MarshalJSON", Offset: -1, Err: ErrType, detail: "absent id has no JSON value"}
+		return nil, idError("MarshalJSON", id, ErrType, "no JSON value (leave the member out with omitzero, or use a pointer)")
 	}
 	return id.AppendJSON(nil), nil
 }
@@ -177,9 +206,8 @@ func FromAny(v any) (ID, error) {
 		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {
 			return ID{}, newError("FromAny", string(x), 0, ErrSyntax, "json.Number is not a JSON number")
 		}
-		id, err := Parse([]byte(x))
+		id, err := parse([]byte(x), "FromAny")
 		if err != nil {
-			err.(*Error).Func = "FromAny"
 			return ID{}, err
 		}
 		if k := id.Kind(); k != KindInt && k != KindNumber {
@@ -187,11 +215,7 @@ func FromAny(v any) (ID, error) {
 		}
 		return id, nil
 	case json.RawMessage:
-		id, err := Parse(x)
-		if err != nil {
-			err.(*Error).Func = "FromAny"
-		}
-		return id, err
+		return parse(x, "FromAny")
 	case int:
 		return Int(int64(x)), nil
 	case int8:
@@ -253,37 +277,93 @@ func parseFast(data []byte) (int64, form) {
 	if len(data) == 4 && string(data) == "null" {
 		return 0, formNull
 	}
-	f := formInt
-	s := data
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		f = formIntString
-		s = s[1 : len(s)-1]
-	}
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 19 || s[0] == '0' && (len(s) > 1 || neg && f == formIntString) {
+	s, f, neg := intText(data)
+	if uint(len(s))-1 >= 19 {
 		return 0, formAbsent
 	}
-	var u uint64
-	for _, c := range s {
-		c -= '0'
-		if c > 9 {
-			return 0, formAbsent
-		}
-		u = u*10 + uint64(c) // at most 19 digits: no overflow
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, formAbsent
-		}
-		return -int64(u), f
-	}
-	if u > math.MaxInt64 {
+	u, ok := digits(s, neg)
+	if !ok {
 		return 0, formAbsent
 	}
-	return int64(u), f
+	return negate(u, neg), f
+}
+
+// digits returns the value of s, 1 to 19 bytes, and true if every byte is
+// an ASCII digit and the value is at most math.MaxInt64+neg (neg is 0 or 1,
+// for a minus sign). It reads eight digits at a time: first the 1 to 8 that
+// leave a multiple of 8, then blocks of 8.
+func digits(s []byte, neg uint64) (uint64, bool) {
+	head := (len(s)-1)%8 + 1
+	var x uint64
+	if head >= 4 {
+		x = load8(s[:head])
+	} else {
+		x = load3(s[:head])
+	}
+	u, ok := eightDigits(x, head)
+	for s = s[head:]; len(s) >= 8 && ok; s = s[8:] {
+		var v uint64
+		v, ok = eightDigits(binary.LittleEndian.Uint64(s), 8)
+		u = u*1e8 + v // at most 19 digits: below 2^64
+	}
+	return u, ok && u <= math.MaxInt64+neg
+}
+
+// negate returns u as an int64, negated when neg is 1 (neg is 0 or 1), without
+// a branch: u ^ -1 + 1 is -u in two's complement.
+func negate(u, neg uint64) int64 { return int64(u ^ -neg + neg) }
+
+// intText finds the digits of an integer id spelled as parseFast accepts
+// it: data is -?[1-9][0-9]* or 0, or the same in quotation marks (f is then
+// formIntString). It returns the digits without the sign, or none (s empty)
+// when data cannot be such an id. neg is 1 for a minus sign, else 0. The
+// digits themselves are not checked.
+func intText(data []byte) (s []byte, f form, neg uint64) {
+	s, f = data, formInt
+	if len(s) > 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		s, f = s[1:len(s)-1], formIntString
+	}
+	if len(s) > 1 && s[0] == '-' {
+		s, neg = s[1:], 1
+	}
+	if len(s)+int(neg) > 1 && s[0] == '0' {
+		return nil, f, 0 // a leading zero, -0 and "-0" take the general scanner
+	}
+	return s, f, neg
+}
+
+// load8 returns the bytes of s, which has 4 to 8 bytes, as a little-endian
+// word: two loads that overlap when s is shorter than 8 bytes, where the
+// overlapping bytes are equal, so OR keeps them.
+func load8(s []byte) uint64 {
+	n := uint(len(s))
+	return uint64(binary.LittleEndian.Uint32(s)) | uint64(binary.LittleEndian.Uint32(s[n-4:]))<<(8*(n-4))
+}
+
+// load3 returns the bytes of s, which has 1 to 3 bytes, as a little-endian
+// word: three loads, which for 1 or 2 bytes read some byte twice, into the
+// same place.
+func load3(s []byte) uint64 {
+	n := uint(len(s))
+	return uint64(s[0]) | uint64(s[n/2])<<(8*(n/2)) | uint64(s[n-1])<<(8*(n-1))
+}
+
+// eightDigits returns the value of the n digits (1 to 8) in x, as load3 or
+// load8 returned them, if they are all ASCII digits. It puts them last in an
+// eight-byte little-endian word after leading '0's (01234567 for "1234567")
+// and converts that with D. Lemire's method: pairs of digits, then
+// quadruples, then all eight, each step with one multiplication.
+func eightDigits(x uint64, n int) (uint64, bool) {
+	const ones = 0x0101010101010101
+	x = x<<(64-8*n) | '0'*ones>>(8*n)
+	// Each byte is 0x30..0x39 exactly when its high nibble is 3 and adding 6
+	// leaves it 3.
+	if x&(0xf0*ones)|(x+6*ones)&(0xf0*ones)>>4 != 0x33*ones {
+		return 0, false
+	}
+	x -= '0' * ones
+	x = x*10 + x>>8 // bytes 0, 2, 4, 6: the value of two digits
+	return (x&0x000000ff000000ff*(100+1000000<<32) + x>>16&0x000000ff000000ff*(1+10000<<32)) >> 32, true
 }
 
 // canonicalInt reports whether s is the canonical decimal spelling of an
@@ -330,12 +410,17 @@ type fault struct {
 	detail string
 }
 
-// view is one scanned id, referring to the input bytes. id turns it into an
-// ID, allocating only what must outlive the input.
+// view is one scanned id. It refers to the input by byte offsets, never by
+// sub-slices, so that scanning does not let the input escape to the heap
+// (go build -gcflags=-m reports no leaking param for Parse and the methods
+// built on it). id turns it into an ID, allocating only what must outlive
+// the input.
 type view struct {
-	f   form
-	n   int64  // formInt, formIntString
-	raw []byte // formString: contents between the quotes; formNumber: text
+	f form
+	n int64 // formInt, formIntString
+	// raw is where in the input the contents between the quotes
+	// (formString) or the number's text (formNumber) are.
+	raw span
 	// esc reports whether raw (formString) holds escapes; declen is then the
 	// length in bytes of the decoded contents.
 	esc    bool
@@ -343,23 +428,31 @@ type view struct {
 	key    numberKey // formNumber
 }
 
+// span is the byte range [i, j) of the input.
+type span struct{ i, j int }
+
+func (s span) of(data []byte) []byte { return data[s.i:s.j] }
+
+func (s span) len() int { return s.j - s.i }
+
 // numberKey is the canonical spelling of a KindNumber: an optional minus
 // sign, the significant digits d1 followed by d2 (the digits before and after
 // the decimal point, without leading or trailing zeros), and, unless it is
 // 0, the exponent: -?[1-9]([0-9]*[1-9])?(e-?[1-9][0-9]*)?. Two numbers have
-// the same key exactly when they have the same mathematical value.
+// the same key exactly when they have the same mathematical value. d1 and d2
+// are spans of the input.
 type numberKey struct {
 	neg    bool
-	d1, d2 []byte
+	d1, d2 span
 	exp    int64
 }
 
-func (k *numberKey) appendTo(b []byte) []byte {
+func (k *numberKey) appendTo(b, data []byte) []byte {
 	if k.neg {
 		b = append(b, '-')
 	}
-	b = append(b, k.d1...)
-	b = append(b, k.d2...)
+	b = append(b, k.d1.of(data)...)
+	b = append(b, k.d2.of(data)...)
 	if k.exp != 0 {
 		b = append(b, 'e')
 		b = strconv.AppendInt(b, k.exp, 10)
@@ -367,13 +460,13 @@ func (k *numberKey) appendTo(b []byte) []byte {
 	return b
 }
 
-func (k *numberKey) writeTo(sb *strings.Builder) {
+func (k *numberKey) writeTo(sb *strings.Builder, data []byte) {
 	var buf [24]byte
 	if k.neg {
 		sb.WriteByte('-')
 	}
-	sb.Write(k.d1)
-	sb.Write(k.d2)
+	sb.Write(k.d1.of(data))
+	sb.Write(k.d2.of(data))
 	if k.exp != 0 {
 		sb.WriteByte('e')
 		sb.Write(strconv.AppendInt(buf[:0], k.exp, 10))
@@ -381,7 +474,7 @@ func (k *numberKey) writeTo(sb *strings.Builder) {
 }
 
 func (k *numberKey) len() int {
-	n := len(k.d1) + len(k.d2)
+	n := k.d1.len() + k.d2.len()
 	if k.neg {
 		n++
 	}
@@ -392,16 +485,17 @@ func (k *numberKey) len() int {
 	return n
 }
 
-// id returns the ID that v describes.
-func (v *view) id() ID {
+// id returns the ID that v describes; data is the input v was scanned from.
+func (v *view) id(data []byte) ID {
 	switch v.f {
 	case formString:
+		raw := v.raw.of(data)
 		if !v.esc {
-			return ID{s: string(v.raw), f: formString}
+			return ID{s: string(raw), f: formString}
 		}
 		var sb strings.Builder
 		sb.Grow(v.declen)
-		unescape(&sb, v.raw)
+		unescape(&sb, raw)
 		s := sb.String()
 		if n, ok := canonicalInt(s); ok {
 			return ID{n: n, f: formIntString}
@@ -409,10 +503,10 @@ func (v *view) id() ID {
 		return ID{s: s, f: formString}
 	case formNumber:
 		var sb strings.Builder
-		sb.Grow(len(v.raw) + v.key.len())
-		sb.Write(v.raw)
-		v.key.writeTo(&sb)
-		return ID{s: sb.String(), n: int64(len(v.raw)), f: formNumber}
+		sb.Grow(v.raw.len() + v.key.len())
+		sb.Write(v.raw.of(data))
+		v.key.writeTo(&sb, data)
+		return ID{s: sb.String(), n: int64(v.raw.len()), f: formNumber}
 	}
 	return ID{n: v.n, f: v.f}
 }
@@ -575,33 +669,32 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 		}
 	}
 	end := i
-	v.raw = data[start:end]
+	v.raw = span{start, end}
 
 	// The value is digits × 10^(exp - len(frac)), where digits is the
-	// integer spelled by int and frac together. Find its significant digits.
-	intDigits, fracDigits := data[intStart:intEnd], data[fracStart:fracEnd]
-	lo := firstNonZero(intDigits)
-	var d1, d2 []byte // significant digits: a tail of int, then a head of frac
-	if lo < len(intDigits) {
-		d1 = intDigits[lo:]
-		d2 = fracDigits
+	// integer spelled by int and frac together. Find its significant digits:
+	// d1, a tail of int, then d2, a head of frac.
+	var d1, d2 span
+	if lo := firstNonZero(data, intStart, intEnd); lo < intEnd {
+		d1 = span{lo, intEnd}
+		d2 = span{fracStart, fracEnd}
 	} else {
-		d2 = fracDigits[firstNonZero(fracDigits):]
+		d2 = span{firstNonZero(data, fracStart, fracEnd), fracEnd}
 	}
 	// Trailing zeros: strip them from d2, then (if d2 is empty) from d1.
 	tz := 0
-	if len(d2) > 0 {
-		n := lastNonZero(d2) + 1
-		tz = len(d2) - n
-		d2 = d2[:n]
+	if d2.len() > 0 {
+		n := lastNonZero(data, d2.i, d2.j) + 1
+		tz = d2.j - n
+		d2.j = n
 	}
-	scale := -int64(len(fracDigits)) + int64(tz)
-	if len(d2) == 0 && len(d1) > 0 {
-		n := lastNonZero(d1) + 1
-		scale += int64(len(d1) - n)
-		d1 = d1[:n]
+	scale := -int64(fracEnd-fracStart) + int64(tz)
+	if d2.len() == 0 && d1.len() > 0 {
+		n := lastNonZero(data, d1.i, d1.j) + 1
+		scale += int64(d1.j - n)
+		d1.j = n
 	}
-	if len(d1) == 0 && len(d2) == 0 {
+	if d1.len() == 0 && d2.len() == 0 {
 		// Zero, whatever the sign and exponent: -0, 0.0, 0e99999999999999999999.
 		v.f, v.n = formInt, 0
 		return end, fault{}
@@ -610,14 +703,14 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 	if e >= maxExponent || e <= -maxExponent {
 		return end, fault{ErrRange, expStart, "exponent of the value in lowest terms has 19 or more digits"}
 	}
-	nd := int64(len(d1) + len(d2))
+	nd := int64(d1.len() + d2.len())
 	if e >= 0 && nd+e <= 19 {
 		// An integer of at most 19 digits: it fits in a uint64.
 		var u uint64
-		for _, c := range d1 {
+		for _, c := range d1.of(data) {
 			u = u*10 + uint64(c-'0')
 		}
-		for _, c := range d2 {
+		for _, c := range d2.of(data) {
 			u = u*10 + uint64(c-'0')
 		}
 		for z := e; z > 0; z-- {
@@ -649,23 +742,23 @@ const maxExponent = 1_000_000_000_000_000_000
 // for every input shorter than 3×10^18 bytes.
 const expSaturated = 4 * maxExponent
 
-// firstNonZero returns the index of the first byte of b that is not '0',
-// or len(b).
-func firstNonZero(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] == '0' {
+// firstNonZero returns the index of the first byte of data[i:j] that is not
+// '0', or j.
+func firstNonZero(data []byte, i, j int) int {
+	for i < j && data[i] == '0' {
 		i++
 	}
 	return i
 }
 
-// lastNonZero returns the index of the last byte of b that is not '0', or -1.
-func lastNonZero(b []byte) int {
-	i := len(b) - 1
-	for i >= 0 && b[i] == '0' {
-		i--
+// lastNonZero returns the index of the last byte of data[i:j] that is not
+// '0', or i-1.
+func lastNonZero(data []byte, i, j int) int {
+	j--
+	for j >= i && data[j] == '0' {
+		j--
 	}
-	return i
+	return j
 }
 
 // scanString scans the JSON string whose opening quotation mark is at
@@ -679,11 +772,10 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 	// Fast path: printable ASCII without escapes.
 	i = skipPlain(data, i)
 	if i < len(data) && data[i] == '"' {
-		raw := data[start:i]
-		if n, ok := canonicalInt(raw); ok {
+		if n, ok := canonicalInt(data[start:i]); ok {
 			v.f, v.n = formIntString, n
 		} else {
-			v.f, v.raw, v.esc = formString, raw, false
+			v.f, v.raw, v.esc = formString, span{start, i}, false
 		}
 		return i + 1, fault{}
 	}
@@ -696,9 +788,9 @@ func (v *view) scanString(data []byte, i int) (int, fault) {
 		c := data[i]
 		switch {
 		case c == '"':
-			v.f, v.raw, v.esc, v.declen = formString, data[start:i], esc, declen
+			v.f, v.raw, v.esc, v.declen = formString, span{start, i}, esc, declen
 			if !esc {
-				if n, ok := canonicalInt(v.raw); ok {
+				if n, ok := canonicalInt(data[start:i]); ok {
 					v.f, v.n = formIntString, n
 				}
 			}
@@ -820,17 +912,34 @@ func readHex4(data []byte, i int) (rune, fault) {
 // JSON string between its quotation marks, to sb.
 func unescape(sb *strings.Builder, raw []byte) {
 	for i := 0; i < len(raw); {
-		j := bytes.IndexByte(raw[i:], '\\')
-		if j < 0 {
-			sb.Write(raw[i:])
+		j := indexBackslash(raw, i)
+		sb.Write(raw[i:j])
+		if j == len(raw) {
 			return
 		}
-		j += i
-		sb.Write(raw[i:j])
 		r, size, _ := readEscape(raw, j)
 		sb.WriteRune(r)
 		i = j + size
 	}
+}
+
+// indexBackslash returns the offset of the first reverse solidus at or after
+// data[i], or len(data). It is bytes.IndexByte written in Go, eight bytes a
+// step: the compiler must assume that an assembly function such as
+// bytes.IndexByte may write to its argument, and would then copy every
+// []byte(s) that a caller converts at the call to Parse.
+func indexBackslash(data []byte, i int) int {
+	const ones = 0x0101010101010101
+	for ; i+8 <= len(data); i += 8 {
+		b := binary.LittleEndian.Uint64(data[i:]) ^ ('\\' * ones) // a zero byte where data has '\\'
+		if (b-ones)&^b&(0x80*ones) != 0 {
+			break
+		}
+	}
+	for i < len(data) && data[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // skipComposite checks the object or array starting at data[i] and returns

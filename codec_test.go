@@ -3,7 +3,9 @@ package rpcid_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -430,6 +432,48 @@ func TestJSONMethods(t *testing.T) {
 	id := rpcid.Int(3)
 	if err := id.UnmarshalJSON([]byte(`[`)); !errors.Is(err, rpcid.ErrSyntax) || id != rpcid.Int(3) {
 		t.Errorf("UnmarshalJSON([) = %v, id %v; want ErrSyntax and the id unchanged", err, id)
+	}
+}
+
+// TestMarshalAbsentField holds what the README says about an ID field: an
+// absent id cannot be marshalled, and a struct leaves it out with omitzero
+// (Go 1.24 or later) or a pointer with omitempty.
+func TestMarshalAbsentField(t *testing.T) {
+	type plain struct {
+		ID rpcid.ID `json:"id"`
+	}
+	type pointer struct {
+		ID *rpcid.ID `json:"id,omitempty"`
+	}
+	type omitzero struct {
+		ID rpcid.ID `json:"id,omitzero"`
+	}
+	_, err := json.Marshal(plain{})
+	if want := `json: error calling MarshalJSON for type rpcid.ID: rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero, or use a pointer): value cannot be an id`; !errors.Is(err, rpcid.ErrType) || err.Error() != want {
+		t.Errorf("json.Marshal of an absent id = %v\nwant %s", err, want)
+	}
+	seven := rpcid.Int(7)
+	for _, tt := range []struct {
+		v    any
+		want string
+	}{
+		{pointer{}, `{}`},
+		{pointer{&seven}, `{"id":7}`},
+		{omitzero{rpcid.Null()}, `{"id":null}`},
+		{omitzero{seven}, `{"id":7}`},
+	} {
+		if out, err := json.Marshal(tt.v); err != nil || string(out) != tt.want {
+			t.Errorf("json.Marshal(%#v) = %s, %v; want %s", tt.v, out, err, tt.want)
+		}
+	}
+	out, err := json.Marshal(omitzero{})
+	var minor int
+	if _, scanErr := fmt.Sscanf(runtime.Version(), "go1.%d", &minor); scanErr != nil || minor >= 24 {
+		if err != nil || string(out) != `{}` {
+			t.Errorf("json.Marshal of an absent id with omitzero on %s = %s, %v; want {}", runtime.Version(), out, err)
+		}
+	} else if !errors.Is(err, rpcid.ErrType) {
+		t.Errorf("json.Marshal of an absent id with omitzero on %s, which ignores the option = %s, %v; want ErrType", runtime.Version(), out, err)
 	}
 }
 

@@ -70,9 +70,10 @@
 // # Using it
 //
 // Parse or UnmarshalJSON an id from a message's "id" member; keep requests in
-// flight in a Pending table and match each response with Pending.Take or
-// Pending.TakeJSON; write the id back with AppendJSON or MarshalJSON, which
-// preserve the form that was received. An ID is comparable with == (same
+// flight in a Pending table and match each response with Pending.Take,
+// Pending.TakeJSON, or Pending.TakeJSONMatch, which also tells an id that
+// matches nothing from a null and an invalid one; write the id back with
+// AppendJSON or MarshalJSON, which preserve the form that was received. An ID is comparable with == (same
 // form) and has a Key for maps indexed by the rule.
 //
 // Errors are of type *Error, carrying the byte offset of the fault, and wrap

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The sentinel errors. Every error returned by this package is an *Error
@@ -50,11 +51,14 @@ const maxErrorInput = 64
 // never holds on to the caller's buffer: Input is a copy of at most 64 bytes.
 type Error struct {
 	// Func names the operation that failed: "Parse", "FromAny",
-	// "UnmarshalJSON", "MarshalJSON" or "Pending.Add".
+	// "UnmarshalJSON", "MarshalJSON", "Pending.Add" or
+	// "Pending.TakeJSONMatch".
 	Func string
 
 	// Input is a copy of the first 64 bytes (at most) of the input that
-	// failed, for the message. For Pending.Add it is the id's JSON spelling.
+	// failed, for the message. For Pending.Add and MarshalJSON it is the
+	// id's JSON spelling (as ID.String writes it), "" for the absent id; for
+	// FromAny of a Go type that cannot be an id it is "".
 	Input string
 
 	// Offset is the byte offset in the input where the fault was found:
@@ -73,17 +77,34 @@ type Error struct {
 	detail string
 	// truncated reports that Input is a prefix of a longer input.
 	truncated bool
+	// id reports that Input is an ID's JSON spelling, which the message
+	// shows as it is, or "" for the absent id.
+	id bool
 }
 
 // Error returns a message of the form
 //
 //	rpcid: Parse "01": invalid character '1' after value at byte offset 1: invalid JSON
+//
+// Input text is quoted as a Go string, except that an ID (Pending.Add,
+// MarshalJSON) is shown in its JSON spelling, as ID.String writes it:
+//
+//	rpcid: Pending.Add "7": an Equal id is in flight: id already pending
+//	rpcid: Pending.Add absent id: no response can be matched to a notification: value cannot be an id
 func (e *Error) Error() string {
 	b := make([]byte, 0, 64+len(e.Input)+len(e.detail))
 	b = append(b, "rpcid: "...)
 	b = append(b, e.Func...)
-	b = append(b, ' ')
-	b = strconv.AppendQuote(b, e.Input)
+	switch {
+	case e.id && e.Input == "":
+		b = append(b, " absent id"...)
+	case e.id:
+		b = append(b, ' ')
+		b = append(b, e.Input...)
+	case e.Input != "" || e.Offset >= 0:
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, e.Input)
+	}
 	if e.truncated {
 		b = append(b, "..."...)
 	}
@@ -118,4 +139,24 @@ func newError[T string | []byte](fn string, input T, off int, sentinel error, de
 	}
 	// strings.Clone: a substring of a string input would keep all of it alive.
 	return &Error{Func: fn, Input: strings.Clone(string(input)), Offset: off, Err: sentinel, detail: detail, truncated: truncated}
+}
+
+// idError builds an *Error about an ID given to fn, which Input holds in
+// its JSON spelling: a copy of at most its first 64 bytes, cut before a
+// UTF-8 sequence rather than inside it; "" for the absent id.
+func idError(fn string, id ID, sentinel error, detail string) *Error {
+	s := ""
+	if id.f != formAbsent {
+		s = id.String()
+	}
+	truncated := len(s) > maxErrorInput
+	if truncated {
+		n := maxErrorInput
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
+	}
+	// strings.Clone: the spelling of a KindNumber is a substring of the ID's.
+	return &Error{Func: fn, Input: strings.Clone(s), Offset: -1, Err: sentinel, detail: detail, truncated: truncated, id: true}
 }

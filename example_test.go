@@ -130,6 +130,35 @@ func ExamplePending() {
 	// still pending: 0
 }
 
+// TakeJSONMatch tells a response to a request in flight from one that
+// matches none, a null id (the server could not read a request) and an id
+// that is not valid, from one scan of the id.
+func ExamplePending_TakeJSONMatch() {
+	var inFlight rpcid.Pending[string]
+	if err := inFlight.Add(rpcid.Int(1), "tools/list"); err != nil {
+		panic(err)
+	}
+	for _, raw := range []string{`"1"`, `"1"`, `null`, `"01"`, `[1]`} {
+		sent, method, m, err := inFlight.TakeJSONMatch([]byte(raw))
+		switch m {
+		case rpcid.MatchTaken:
+			fmt.Printf("%-4s %v: answers %s, sent as %v\n", raw, m, method, sent)
+		case rpcid.MatchNotPending:
+			fmt.Printf("%-4s %v: answered already, never sent, or changed in transit\n", raw, m)
+		case rpcid.MatchNullID:
+			fmt.Printf("%-4s %v: the server could not read a request; fail what it may be\n", raw, m)
+		case rpcid.MatchInvalidID:
+			fmt.Printf("%-4s %v: %v\n", raw, m, err)
+		}
+	}
+	// Output:
+	// "1"  taken: answers tools/list, sent as 1
+	// "1"  not pending: answered already, never sent, or changed in transit
+	// null null id: the server could not read a request; fail what it may be
+	// "01" not pending: answered already, never sent, or changed in transit
+	// [1]  invalid id: rpcid: Pending.TakeJSONMatch "[1]": array cannot be an id at byte offset 0: value cannot be an id
+}
+
 // IDs that an SDK already decoded into interface values, as encoding/json
 // does by default.
 func ExampleFromAny() {

@@ -79,13 +79,26 @@ func Equal(a, b ID) bool {
 // request, such as a channel to deliver the response on.
 //
 // The zero Pending is empty and ready to use. A Pending must not be copied
-// after first use, and is not safe for concurrent use: like a map, guard it
-// with a mutex when several goroutines use it.
+// after first use: a copy shares the tables of the original, so that taking
+// a request from one takes it from both without updating the other's Len.
+// go vet's copylocks check reports copies (issue 13). A Pending is not safe
+// for concurrent use: like a map, guard it with a mutex when several
+// goroutines use it.
 type Pending[V any] struct {
+	_ noCopy
+
 	ints map[int64]pendingEntry[V]  // integers and canonical integer strings
 	strs map[string]pendingEntry[V] // other strings, by contents
 	nums map[string]pendingEntry[V] // other numbers, by canonical key
 }
+
+// noCopy makes go vet's copylocks check report a copy of the struct that
+// holds it: the check looks for Lock and Unlock methods. It takes no space
+// and its methods do nothing.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
 
 type pendingEntry[V any] struct {
 	id ID
@@ -126,14 +139,16 @@ func (p *Pending[V]) Add(id ID, v V) error {
 			p.nums = make(map[string]pendingEntry[V])
 		}
 		p.nums[k] = e
+	case formNull:
+		return idError("Pending.Add", id, ErrType, "no response can be matched to a null id")
 	default:
-		return &Error{Func: "Pending.Add", Input: id.String(), Offset: -1, Err: ErrType, detail: id.Kind().String() + " id cannot be matched to a response"}
+		return idError("Pending.Add", id, ErrType, "no response can be matched to a notification")
 	}
 	return nil
 }
 
 func (p *Pending[V]) duplicate(id ID) error {
-	return newError("Pending.Add", id.String(), -1, ErrDuplicate, "an Equal id is in flight")
+	return idError("Pending.Add", id, ErrDuplicate, "an Equal id is in flight")
 }
 
 // Take removes the pending request whose id is Equal to id and returns the
@@ -162,46 +177,121 @@ func (p *Pending[V]) Take(id ID) (sent ID, v V, ok bool) {
 // TakeJSON is Take for an id given as JSON text, such as the raw "id"
 // member of a response, with optional whitespace around it. It returns false
 // when raw is not a valid id (see Parse), is null, or matches no pending
-// request. raw is not retained.
+// request; TakeJSONMatch tells these apart. raw is not retained.
 //
 // TakeJSON allocates nothing for integers, strings that spell an integer
 // canonically, strings without escapes and numbers whose canonical key is
-// at most 64 bytes long.
+// at most 64 bytes long, whether or not a request matches.
 func (p *Pending[V]) TakeJSON(raw []byte) (sent ID, v V, ok bool) {
+	sent, v, m, _ := p.takeJSON(raw)
+	return sent, v, m == MatchTaken
+}
+
+// A Match is what Pending.TakeJSONMatch found for a response id.
+type Match uint8
+
+// The outcomes of Pending.TakeJSONMatch. The zero Match is none of them.
+const (
+	// MatchTaken: the id is Equal to the id of a pending request, which is
+	// removed from the table and returned.
+	MatchTaken Match = iota + 1
+	// MatchNotPending: the id is valid and not null, and no pending
+	// request's id is Equal to it: the request was answered or never sent,
+	// or the id was changed in transit into a form the rule does not equate
+	// (such as "01" for 1). The table is unchanged.
+	MatchNotPending
+	// MatchNullID: the id is null. A server answers with a null id when it
+	// could not read the request's id (JSON-RPC 2.0 section 5: a parse error
+	// or an invalid request), so no request can be matched. The table is
+	// unchanged.
+	MatchNullID
+	// MatchInvalidID: the text is not a valid id (see Parse), and the error
+	// says why. The table is unchanged.
+	MatchInvalidID
+)
+
+var matchNames = [...]string{"Match(0)", "taken", "not pending", "null id", "invalid id"}
+
+// String returns "taken", "not pending", "null id" or "invalid id", or
+// "Match(N)" for a value outside the constants.
+func (m Match) String() string {
+	if int(m) < len(matchNames) {
+		return matchNames[m]
+	}
+	return "Match(" + strconv.Itoa(int(m)) + ")"
+}
+
+// TakeJSONMatch is TakeJSON that also says why nothing was taken, from the
+// one scan of raw:
+//   - MatchTaken: sent and v are the request's id, exactly as added, and
+//     value, and the request is removed;
+//   - MatchNotPending: a valid id that is not null matches no pending
+//     request;
+//   - MatchNullID: raw is null, with optional whitespace around it;
+//   - MatchInvalidID: raw is not a valid id, and err is an *Error (Func
+//     "Pending.TakeJSONMatch") wrapping the sentinels listed at Parse.
+//
+// For every outcome but MatchTaken, sent and v are the zero ID and the zero
+// V; err is nil for every outcome but MatchInvalidID. raw is not retained.
+// TakeJSONMatch allocates exactly as TakeJSON does for MatchTaken and
+// MatchNotPending, and nothing for MatchNullID; only MatchInvalidID
+// allocates, for its error.
+func (p *Pending[V]) TakeJSONMatch(raw []byte) (sent ID, v V, m Match, err error) {
+	sent, v, m, flt := p.takeJSON(raw)
+	if m == MatchInvalidID {
+		err = newError("Pending.TakeJSONMatch", raw, flt.off, flt.err, flt.detail)
+	}
+	return sent, v, m, err
+}
+
+// takeJSON is TakeJSONMatch without building the error, which TakeJSON
+// does not need.
+func (p *Pending[V]) takeJSON(raw []byte) (sent ID, v V, m Match, flt fault) {
 	var e pendingEntry[V]
+	ok := false
 	switch n, f := parseFast(raw); f {
 	case formInt, formIntString:
 		if e, ok = p.ints[n]; ok {
 			delete(p.ints, n)
 		}
-		return e.id, e.v, ok
+		return e.id, e.v, found(ok), fault{}
 	case formNull:
-		return e.id, e.v, false
+		return ID{}, v, MatchNullID, fault{}
 	}
 	var w view
 	if flt := w.scan(raw); flt.err != nil {
-		return ID{}, v, false
+		return ID{}, v, MatchInvalidID, flt
 	}
 	switch w.f {
+	case formNull:
+		return ID{}, v, MatchNullID, fault{}
 	case formInt, formIntString:
 		if e, ok = p.ints[w.n]; ok {
 			delete(p.ints, w.n)
 		}
 	case formString:
 		if w.esc {
-			return p.Take(w.id())
+			sent, v, ok = p.Take(w.id(raw))
+			return sent, v, found(ok), fault{}
 		}
-		if e, ok = p.strs[string(w.raw)]; ok {
+		if e, ok = p.strs[string(w.raw.of(raw))]; ok {
 			delete(p.strs, e.id.s)
 		}
 	case formNumber:
 		var buf [64]byte
-		k := w.key.appendTo(buf[:0])
+		k := w.key.appendTo(buf[:0], raw)
 		if e, ok = p.nums[string(k)]; ok {
 			delete(p.nums, e.id.s[e.id.n:])
 		}
 	}
-	return e.id, e.v, ok
+	return e.id, e.v, found(ok), fault{}
+}
+
+func found(ok bool) Match {
+	if ok {
+		return MatchTaken
+	}
+	return MatchNotPending
 }
 
 // Len returns the number of pending requests.

@@ -3,6 +3,7 @@ package rpcid_test
 import (
 	"errors"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -227,10 +228,147 @@ func TestPendingDuplicateError(t *testing.T) {
 	_ = p.Add(rpcid.Int(1), 1)
 	err := p.Add(rpcid.String("1"), 2)
 	var e *rpcid.Error
-	if !errors.As(err, &e) || e.Func != "Pending.Add" || e.Input != `"1"` {
+	if !errors.As(err, &e) || e.Func != "Pending.Add" || e.Input != `"1"` || e.Offset != -1 {
 		t.Fatalf("Add duplicate = %#v", err)
 	}
-	if want := `rpcid: Pending.Add "\"1\"": an Equal id is in flight: id already pending`; err.Error() != want {
+	if want := `rpcid: Pending.Add "1": an Equal id is in flight: id already pending`; err.Error() != want {
 		t.Errorf("error = %s\nwant    %s", err, want)
+	}
+}
+
+// TestIDErrorMessages holds the exact text of the errors about an ID, which
+// show it in its JSON spelling (issue 13): a string id in quotes once, the
+// absent id in words, never quoted, so it cannot be taken for the string
+// "absent".
+func TestIDErrorMessages(t *testing.T) {
+	long := strings.Repeat("é", 40) // 80 bytes of two-byte runes
+	tests := []struct {
+		name      string
+		err       func() error
+		sentinel  error
+		wantInput string
+		want      string
+	}{
+		{"duplicate int", func() error { return addTwice(rpcid.Int(7), rpcid.MustParse(`7.0`)) }, rpcid.ErrDuplicate, `7`,
+			`rpcid: Pending.Add 7: an Equal id is in flight: id already pending`},
+		{"duplicate string", func() error { return addTwice(rpcid.Int(7), rpcid.String("7")) }, rpcid.ErrDuplicate, `"7"`,
+			`rpcid: Pending.Add "7": an Equal id is in flight: id already pending`},
+		{"duplicate string absent", func() error { return addTwice(rpcid.String("absent"), rpcid.String("absent")) }, rpcid.ErrDuplicate, `"absent"`,
+			`rpcid: Pending.Add "absent": an Equal id is in flight: id already pending`},
+		{"duplicate escaped", func() error { return addTwice(rpcid.String("a\"b\n"), rpcid.String("a\"b\n")) }, rpcid.ErrDuplicate, `"a\"b\n"`,
+			`rpcid: Pending.Add "a\"b\n": an Equal id is in flight: id already pending`},
+		{"duplicate number", func() error { return addTwice(rpcid.MustParse(`1.50`), rpcid.MustParse(`15e-1`)) }, rpcid.ErrDuplicate, `15e-1`,
+			`rpcid: Pending.Add 15e-1: an Equal id is in flight: id already pending`},
+		{"duplicate long", func() error { return addTwice(rpcid.String(long), rpcid.String(long)) }, rpcid.ErrDuplicate, `"` + strings.Repeat("é", 31),
+			`rpcid: Pending.Add "` + strings.Repeat("é", 31) + `...: an Equal id is in flight: id already pending`},
+		{"absent", func() error { var p rpcid.Pending[int]; return p.Add(rpcid.ID{}, 1) }, rpcid.ErrType, ``,
+			`rpcid: Pending.Add absent id: no response can be matched to a notification: value cannot be an id`},
+		{"null", func() error { var p rpcid.Pending[int]; return p.Add(rpcid.Null(), 1) }, rpcid.ErrType, `null`,
+			`rpcid: Pending.Add null: no response can be matched to a null id: value cannot be an id`},
+		{"marshal absent", func() error { _, err := rpcid.ID{}.MarshalJSON(); return err }, rpcid.ErrType, ``,
+			`rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero, or use a pointer): value cannot be an id`},
+		{"FromAny type", func() error { _, err := rpcid.FromAny(true); return err }, rpcid.ErrType, ``,
+			`rpcid: FromAny: Go type bool is not a JSON string, number or null: value cannot be an id`},
+	}
+	for _, tt := range tests {
+		err := tt.err()
+		var e *rpcid.Error
+		if !errors.As(err, &e) || !errors.Is(err, tt.sentinel) || e.Input != tt.wantInput || e.Offset != -1 {
+			t.Errorf("%s: error = %#v; want Input %q, Offset -1, wrapping %v", tt.name, err, tt.wantInput, tt.sentinel)
+			continue
+		}
+		if got := err.Error(); got != tt.want {
+			t.Errorf("%s: error = %s\nwant      %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// addTwice adds a, then b, to an empty Pending and returns the second error.
+func addTwice(a, b rpcid.ID) error {
+	var p rpcid.Pending[int]
+	if err := p.Add(a, 1); err != nil {
+		return err
+	}
+	return p.Add(b, 2)
+}
+
+// TestTakeJSONMatch checks each outcome of TakeJSONMatch, that TakeJSON
+// agrees with it, and what each leaves in the table.
+func TestTakeJSONMatch(t *testing.T) {
+	tests := []struct {
+		raw      string
+		want     rpcid.Match
+		sent     rpcid.ID // for MatchTaken
+		sentinel error    // for MatchInvalidID
+	}{
+		{`7`, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{`"7"`, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{` 7.0 `, rpcid.MatchTaken, rpcid.Int(7), nil},
+		{`"abc"`, rpcid.MatchTaken, rpcid.String("abc"), nil},
+		{`"a\u0062c"`, rpcid.MatchTaken, rpcid.String("abc"), nil},
+		{`15e-1`, rpcid.MatchTaken, rpcid.MustParse(`1.5`), nil},
+		{`8`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"07"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"abd"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`"a\u0062d"`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`1.25`, rpcid.MatchNotPending, rpcid.ID{}, nil},
+		{`null`, rpcid.MatchNullID, rpcid.ID{}, nil},
+		{" \tnull\n", rpcid.MatchNullID, rpcid.ID{}, nil},
+		{``, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`07`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`"null`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`nul`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrSyntax},
+		{`true`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrType},
+		{`{"id":7}`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrType},
+		{`"\ud800"`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrInvalidUTF8},
+		{`1e1000000000000000000`, rpcid.MatchInvalidID, rpcid.ID{}, rpcid.ErrRange},
+	}
+	fill := func() *rpcid.Pending[int] {
+		p := new(rpcid.Pending[int])
+		for i, id := range []rpcid.ID{rpcid.Int(7), rpcid.String("abc"), rpcid.MustParse(`1.5`)} {
+			if err := p.Add(id, i+1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	for _, tt := range tests {
+		p := fill()
+		sent, v, m, err := p.TakeJSONMatch([]byte(tt.raw))
+		if m != tt.want || sent != tt.sent {
+			t.Errorf("TakeJSONMatch(%#q) = %v, %d, %v, %v; want %v, %v", tt.raw, sent, v, m, err, tt.sent, tt.want)
+		}
+		wantLen := 3
+		if tt.want == rpcid.MatchTaken {
+			wantLen = 2
+			if v == 0 {
+				t.Errorf("TakeJSONMatch(%#q): value %d, want the request's", tt.raw, v)
+			}
+		} else if v != 0 {
+			t.Errorf("TakeJSONMatch(%#q): value %d, want 0", tt.raw, v)
+		}
+		if p.Len() != wantLen {
+			t.Errorf("TakeJSONMatch(%#q) left Len %d, want %d", tt.raw, p.Len(), wantLen)
+		}
+		if tt.want == rpcid.MatchInvalidID {
+			var e *rpcid.Error
+			_, parseErr := rpcid.Parse([]byte(tt.raw))
+			if !errors.As(err, &e) || !errors.Is(err, tt.sentinel) || e.Func != "Pending.TakeJSONMatch" || e.Offset != parseErr.(*rpcid.Error).Offset {
+				t.Errorf("TakeJSONMatch(%#q) error = %#v; want Func Pending.TakeJSONMatch, %v at the offset Parse gives (%v)", tt.raw, err, tt.sentinel, parseErr)
+			}
+		} else if err != nil {
+			t.Errorf("TakeJSONMatch(%#q) error = %v, want nil for %v", tt.raw, err, tt.want)
+		}
+		// TakeJSON says only whether it took.
+		q := fill()
+		sent2, v2, ok := q.TakeJSON([]byte(tt.raw))
+		if ok != (tt.want == rpcid.MatchTaken) || sent2 != sent || v2 != v || q.Len() != wantLen {
+			t.Errorf("TakeJSON(%#q) = %v, %d, %v with Len %d; TakeJSONMatch gave %v, %d, %v", tt.raw, sent2, v2, ok, q.Len(), sent, v, m)
+		}
+	}
+	for m, want := range map[rpcid.Match]string{0: "Match(0)", rpcid.MatchTaken: "taken", rpcid.MatchNotPending: "not pending", rpcid.MatchNullID: "null id", rpcid.MatchInvalidID: "invalid id", 9: "Match(9)"} {
+		if got := m.String(); got != want {
+			t.Errorf("Match(%d).String() = %q, want %q", m, got, want)
+		}
 	}
 }

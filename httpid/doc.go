@@ -14,7 +14,10 @@
 // of the requests it sends and writes each response id that is equal under the
 // rpcid rule (package github.com/rpcid/rpcid: "1" equals 1, "01" and 1.5 do
 // not) back in the exact spelling that was sent. Nothing else in the response
-// changes. With the MCP Go SDK:
+// changes, and only JSON-RPC 2.0 messages ("jsonrpc":"2.0") whose members
+// every JSON-RPC implementation reads alike are touched: other JSON fetched
+// through the same client passes unchanged. Streamed bodies (event streams,
+// newline-delimited JSON) are restored as they arrive. With the MCP Go SDK:
 //
 //	transport := &mcp.StreamableClientTransport{
 //		Endpoint:   url,

@@ -3,6 +3,7 @@ package httpid
 import (
 	"bytes"
 	"io"
+	"sync"
 
 	"github.com/rpcid/rpcid/internal/restore"
 )
@@ -24,7 +25,7 @@ type eventBody struct {
 	failed bool
 	max    int
 
-	buf []byte // chunk read from rc
+	buf *chunk // chunk read from rc, until rc's error
 	out []byte // bytes ready for the caller, from out[off]
 	off int
 	err error // rc's error, returned once out is drained
@@ -65,12 +66,14 @@ func (b *eventBody) Read(p []byte) (int, error) {
 			return 0, b.err
 		}
 		if b.buf == nil {
-			b.buf = make([]byte, 16<<10)
+			b.buf = getChunk()
 		}
-		n, err := b.rc.Read(b.buf)
+		n, err := b.rc.Read(b.buf[:])
 		b.feed(b.buf[:n])
 		if err != nil {
 			b.err = err
+			putChunk(b.buf)
+			b.buf = nil
 			b.finish()
 		}
 	}
@@ -86,6 +89,22 @@ func (b *eventBody) Close() error {
 	b.t.ids().Release(b.ex, b.failed)
 	return err
 }
+
+// A chunk is a buffer for reading a streamed body. Chunks are recycled
+// when a body's reader has seen its end, so that a short stream costs no
+// 16 KiB allocation.
+type chunk [16 << 10]byte
+
+var chunkPool sync.Pool
+
+func getChunk() *chunk {
+	if c, ok := chunkPool.Get().(*chunk); ok {
+		return c
+	}
+	return new(chunk)
+}
+
+func putChunk(c *chunk) { chunkPool.Put(c) }
 
 // finish passes on an event left incomplete when the stream ended (clients
 // discard it: only a blank line dispatches an event) and ends the exchange.
@@ -108,7 +127,7 @@ func (b *eventBody) feed(p []byte) {
 				continue
 			}
 		}
-		i := bytes.IndexAny(p, "\r\n")
+		i := lineEnd(p)
 		if i < 0 {
 			b.partial(p)
 			return
@@ -118,6 +137,20 @@ func (b *eventBody) feed(p []byte) {
 		b.endLine(p[i : i+1])
 		p = p[i+1:]
 	}
+}
+
+// lineEnd returns the index of the first CR or LF in p, or -1. Two
+// bytes.IndexByte scans are much faster than one bytes.IndexAny.
+func lineEnd(p []byte) int {
+	i := bytes.IndexByte(p, '\n')
+	q := p
+	if i >= 0 {
+		q = p[:i]
+	}
+	if j := bytes.IndexByte(q, '\r'); j >= 0 {
+		return j
+	}
+	return i
 }
 
 // put passes bytes of the current event on, or holds them.

@@ -83,33 +83,33 @@ func TestEventBodySplitReads(t *testing.T) {
 	}{
 		{
 			"mixed line endings",
-			"data: {\"id\":\"1\",\"result\":1}\r\n\r\n: c\rdata: {\"id\":\"2\",\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"id\":\"x\",\"result\":0},{\"id\":\"3\",\"result\":3}]\n\n",
-			"data: {\"id\":1,\"result\":1}\r\n\r\n: c\rdata: {\"id\":2,\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"id\":\"x\",\"result\":0},{\"id\":3,\"result\":3}]\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\n\r\n: c\rdata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":0},{\"jsonrpc\":\"2.0\",\"id\":\"3\",\"result\":3}]\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\r\n\r\n: c\rdata: {\"jsonrpc\":\"2.0\",\"id\":2,\r\ndata: \"result\":2}\r\rid: 5\ndata: [{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":0},{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":3}]\n\n",
 		},
 		{
 			"byte order mark and CRLF",
-			"\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
-			"\xef\xbb\xbfdata:{\"id\":1,\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbfdata:{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbfdata:{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\r\n\r\n",
 		},
 		{
 			"byte order mark only at the start",
-			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
-			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"id\":\"1\",\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\n\r\n",
+			"\xef\xbb\xbf\r\n\xef\xbb\xbfdata:{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\n\r\n",
 		},
 		{
 			"blank lines between events",
-			"\n\n\r\n\rdata: {\"id\":\"2\",\"result\":2}\n\n\n\n",
-			"\n\n\r\n\rdata: {\"id\":2,\"result\":2}\n\n\n\n",
+			"\n\n\r\n\rdata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n\n\n",
+			"\n\n\r\n\rdata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n\n\n",
 		},
 		{
 			"id in the last of many data lines",
-			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: \"3\"\ndata: }\n\n",
-			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: 3\ndata: }\n\n",
+			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: \"3\",\ndata: \"jsonrpc\":\"2.0\"}\n\n",
+			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: 3,\ndata: \"jsonrpc\":\"2.0\"}\n\n",
 		},
 		{
 			"no terminator at the end",
-			"data: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}",
-			"data: {\"id\":1,\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}",
 		},
 	}
 	for _, tt := range tests {
@@ -133,23 +133,23 @@ func TestEventBodyOverflow(t *testing.T) {
 	}{
 		{
 			"long data line",
-			"data: {\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
-			"data: {\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":\"" + long + "\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n",
 		},
 		{
 			"many short data lines",
-			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"id\":\"2\",\"result\":2}\n\n",
-			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"id\":2,\"result\":2}\n\n",
+			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n",
+			strings.Repeat("data: 1\n", 40) + "\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n",
 		},
 		{
 			"long comment before data",
-			": " + long + "\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
-			": " + long + "\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+			": " + long + "\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n",
+			": " + long + "\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n",
 		},
 		{
 			"long line without end",
-			"data: {\"id\":\"2\",\"result\":2}\n\n" + "data: " + long + long,
-			"data: {\"id\":2,\"result\":2}\n\n" + "data: " + long + long,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n" + "data: " + long + long,
+			"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n" + "data: " + long + long,
 		},
 	}
 	for _, tt := range tests {
@@ -223,13 +223,13 @@ func TestEventBodyReadError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := io.MultiReader(strings.NewReader("data: {\"id\":\"1\""), iotest.ErrReader(io.ErrUnexpectedEOF))
+	r := io.MultiReader(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"id\":\"1\""), iotest.ErrReader(io.ErrUnexpectedEOF))
 	b := newEventBody(tr, io.NopCloser(r), ex, false)
 	got, err := io.ReadAll(b)
 	if err != io.ErrUnexpectedEOF {
 		t.Errorf("error = %v, want %v", err, io.ErrUnexpectedEOF)
 	}
-	if string(got) != "data: {\"id\":\"1\"" {
+	if string(got) != "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\"" {
 		t.Errorf("read %q before the error", got)
 	}
 	// Released as not failed: the id stays as an orphan, and a second
@@ -244,10 +244,10 @@ func TestEventBodyReadError(t *testing.T) {
 // stream passes unchanged; how the stream is split into reads never changes
 // the result; and the stream's structure never changes.
 func FuzzEventBody(f *testing.F) {
-	f.Add("data: {\"id\":\"1\",\"result\":1}\n\n", int64(1))
-	f.Add("data: {\"id\":\"a\",\r\ndata:\"result\":1}\r\n\r\n", int64(2))
-	f.Add(": x\rdata: [{\"id\":2,\"error\":{}},{\"id\":\"1\",\"result\":1}]\r\r", int64(3))
-	f.Add("\xef\xbb\xbfevent: message\ndata:{\"result\":null,\"id\":\"\\u0061\"}\n\n", int64(4))
+	f.Add("data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n", int64(1))
+	f.Add("data: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\r\ndata:\"result\":1}\r\n\r\n", int64(2))
+	f.Add(": x\rdata: [{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{}},{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}]\r\r", int64(3))
+	f.Add("\xef\xbb\xbfevent: message\ndata:{\"result\":null,\"id\":\"\\u0061\",\"jsonrpc\":\"2.0\"}\n\n", int64(4))
 	f.Fuzz(func(t *testing.T, stream string, seed int64) {
 		if got := readStream(t, &Transport{}, stream, chunks(seed)); got != stream {
 			t.Fatalf("with nothing pending: got %q, want %q", got, stream)

@@ -2,11 +2,9 @@ package httpid
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -40,19 +38,36 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Requests. The body of a POST whose Content-Type is application/json, a
 // +json type or absent, and that has no Content-Encoding, is read (at most
-// MaxMessageSize bytes) and sent on byte for byte; the id of each request in it
-// (a JSON object with a "method" member, or each such element of a batch
-// array) is remembered. Notifications (no "id"), null ids and ids that are not
-// valid (see rpcid.Parse) are not remembered. Bodies of other requests, and
-// bodies longer than MaxMessageSize, are sent unexamined.
+// MaxMessageSize bytes) and sent on byte for byte; the id of each JSON-RPC 2.0
+// request in it (an object with "jsonrpc":"2.0" and a "method" member, or
+// each such element of a batch array) is remembered. Notifications (no
+// "id"), null ids and ids that are not valid (see rpcid.Parse) are not
+// remembered. Bodies of other requests, and bodies longer than
+// MaxMessageSize, are sent unexamined.
 //
 // Responses. Every response is examined, whichever exchange it belongs to, so
 // a response that arrives on another request's stream (such as the MCP
 // standalone event stream opened with GET) is restored too:
-//   - application/json (or +json): the body is read in full (at most
-//     MaxMessageSize bytes) before RoundTrip returns. If it is a JSON-RPC
-//     response or a batch of them, the ids are restored, and ContentLength and
-//     the Content-Length header are set to the new length if it changed.
+//   - application/json (or +json) with a Content-Length of at most
+//     MaxMessageSize: the body is read in full before RoundTrip returns
+//     (unless no id is remembered at all, when it cannot hold one to
+//     restore and passes unread). If it is a JSON-RPC response or a batch of
+//     them, the ids are restored, and ContentLength and the Content-Length
+//     header are set to the new length if it changed. A longer body passes
+//     unexamined, at once.
+//   - application/json (or +json) without a Content-Length: the body is
+//     streamed, since it may be a long-lived stream of JSON texts. Each JSON
+//     object or array at the top level is held from its first byte until its
+//     closing bracket arrives (never more than MaxMessageSize bytes; a longer
+//     one passes through unchanged), then restored like a whole body and
+//     passed on; bytes between them pass at once.
+//   - newline-delimited JSON (application/x-ndjson, application/ndjson,
+//     application/jsonl, application/jsonlines, application/x-jsonlines,
+//     application/stream+json, and RFC 7464 application/json-seq or a
+//     +json-seq type): the body is streamed line by line. Each line of at
+//     most MaxMessageSize bytes is examined as one JSON text (after the
+//     record separator of a json-seq record) as soon as its LF arrives;
+//     longer lines pass through unchanged.
 //   - text/event-stream: the body is streamed. Each event is held from its
 //     first data line until the blank line that ends it (never more than
 //     MaxMessageSize bytes; a longer event passes through unchanged) and then
@@ -61,27 +76,37 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //     body; an id on any of its lines is restored in place. Comments, other
 //     fields, other event types and data that is not JSON-RPC pass unchanged.
 //     LF, CR and CRLF line endings and a leading byte order mark are
-//     understood. Because a rewrite can change the length, an event-stream
-//     response's ContentLength is set to -1 and its Content-Length header is
-//     removed.
+//     understood.
 //   - anything else, including bodies with a Content-Encoding other than
 //     identity, passes unexamined. http.Transport removes the gzip encoding it
 //     asked for itself (Response.Uncompressed), so such bodies are examined;
 //     bodies encoded because the caller set Accept-Encoding are not, and
 //     their ids are not restored.
 //
-// Only response messages are examined: objects with a "result" or "error"
-// member and no "method" member. Requests the server sends to the client carry
-// ids from the server's own sequence and are never changed. Within a message
-// only the bytes of the top-level "id" member's value may change; every other
-// byte is passed on as received. A message with two "id" members is left
-// alone. An id that was never sent, a null id, and a form that the rule does
-// not equate with the sent id (the string "02" or the string "1.0" for a sent
-// 2 or 1; any string for a sent 1.5) pass unchanged. Forms the rule does
-// equate are all restored: the number 1.0 or 1e0 for a sent 1 becomes 1, the
-// string "a\u0062" for a sent "ab" becomes "ab". An id already spelled as sent
-// passes unchanged but counts as the answer. If requests with Equal ids but different spellings are pending at
-// once, a response with that id is ambiguous and passes unchanged.
+// Because a rewrite can change the length, a streamed response's
+// ContentLength is set to -1 and its Content-Length header is removed.
+//
+// Only JSON-RPC 2.0 response messages are examined: objects with
+// "jsonrpc":"2.0", an "id" member, a "result" or "error" member and no
+// "method" member. Any other JSON (a REST API's {"id":"5","result":...}
+// fetched through the same client) passes unchanged and answers no request.
+// Requests the server sends to the client carry ids from the server's own
+// sequence and are never changed. Within a message only the bytes of the
+// top-level "id" member's value may change; every other byte is passed on as
+// received. A message whose "id", "method", "result" or "error" member is
+// named twice, or by a case variant such as "ID" or "Id" (encoding/json
+// matches member names case-insensitively, so a client built on it would
+// read that one), is left alone, in requests and responses alike. An id that
+// was never sent, a null id, and a form that the rule does not equate with
+// the sent id (the string "02" or the string "1.0" for a sent 2 or 1; any
+// string for a sent 1.5) pass unchanged. Forms the rule does equate are all
+// restored: the number 1.0 or 1e0 for a sent 1 becomes 1, the string
+// "a\u0062" for a sent "ab" becomes "ab". An id already spelled as sent
+// passes unchanged but counts as the answer. If requests with Equal ids but
+// different spellings are pending at once, a response with that id is
+// ambiguous and passes unchanged. JSON is checked as package rpcid checks an
+// id (RFC 8259; invalid UTF-8 and lone surrogate escapes are not JSON-RPC):
+// a text that is not valid passes unchanged.
 //
 // Memory. A remembered id is forgotten when a response with an Equal id
 // passes through any body of the Transport, and when its exchange fails: the
@@ -141,7 +166,8 @@ func (t *Transport) ids() *restore.Table {
 // body fails, or if the request's ids cannot be recorded within MaxPending
 // (wrapping ErrTooManyPending). It returns Base's error as it is. In every
 // case the request body is closed, as http.RoundTripper requires. RoundTrip
-// does not modify req; it sends a clone when it has read the body.
+// does not modify req; it sends a shallow copy with a new body when it has
+// read the body.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
 	if base == nil {
@@ -207,27 +233,68 @@ func examineRequest(req *http.Request) bool {
 	return req.Header.Get("Content-Type") == "" || isJSON(mediaType(req.Header))
 }
 
-// readRequest reads req's body and returns a clone of req that sends the same
-// bytes, and the body to record ids from (nil if it was too long to examine).
+// readRequest reads req's body and returns a request that sends the same
+// bytes, with the bytes if they are to be examined (nil if the body is
+// longer than MaxMessageSize).
 func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error) {
 	limit := t.maxMessageSize()
-	data, err := io.ReadAll(io.LimitReader(req.Body, int64(limit)+1))
+	if req.ContentLength > int64(limit) {
+		return req, nil, nil // too long to examine: send it on as it is
+	}
+	data, err := readBody(req.Body, req.ContentLength, limit)
 	if err != nil {
 		req.Body.Close()
 		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
 	}
-	r2 := req.Clone(req.Context())
+	// A shallow copy, as Request.WithContext makes: only the body changes,
+	// and nothing the two requests share is modified. The copy and its
+	// body are one allocation.
+	c := &requestCopy{Request: *req}
+	r2 := &c.Request
 	if len(data) > limit {
 		// Too long to examine: send it on as it is, unrecorded.
 		r2.Body = readCloser{io.MultiReader(bytes.NewReader(data), req.Body), req.Body}
 		return r2, nil, nil
 	}
 	req.Body.Close()
-	r2.Body = io.NopCloser(bytes.NewReader(data))
-	r2.GetBody = func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(data)), nil
+	c.body.Reset(data)
+	r2.Body = &c.body
+	if r2.GetBody == nil {
+		// The original GetBody, if any, gives these same bytes again.
+		r2.GetBody = func() (io.ReadCloser, error) { return newBytesBody(data), nil }
 	}
 	return r2, data, nil
+}
+
+// readBody reads r to its end or to limit+1 bytes, whichever comes first.
+// size is the length r is expected to have, or -1 (0 for a request) if
+// unknown: a body of the expected length is read into one buffer, with room
+// for one more byte to see its end.
+func readBody(r io.Reader, size int64, limit int) ([]byte, error) {
+	n := 512
+	if size > 0 && size <= int64(limit) {
+		n = int(size) + 1
+	}
+	data := make([]byte, 0, n)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		room := data[len(data):cap(data)]
+		if max := limit + 1 - len(data); len(room) > max {
+			room = room[:max]
+		}
+		k, err := r.Read(room)
+		data = data[:len(data)+k]
+		switch {
+		case err == io.EOF:
+			return data, nil
+		case err != nil:
+			return data, err
+		case len(data) > limit:
+			return data, nil
+		}
+	}
 }
 
 // wrap arranges for resp's body to be examined and for ex to be released
@@ -239,12 +306,14 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 		return
 	}
 	switch mt := mediaType(resp.Header); {
-	case mt == "text/event-stream":
+	case strings.EqualFold(mt, "text/event-stream"):
 		resp.Body = newEventBody(t, resp.Body, ex, failed)
-		if resp.ContentLength >= 0 {
-			resp.ContentLength = -1
-			resp.Header.Del("Content-Length")
-		}
+		streamed(resp)
+	case isLines(mt):
+		resp.Body = t.newLineBody(resp.Body, ex, failed, isSeq(mt))
+		streamed(resp)
+	case isJSON(mt) && resp.ContentLength < 0:
+		resp.Body = newStreamBody(t, resp.Body, ex, failed)
 	case isJSON(mt):
 		t.restoreJSON(resp)
 		t.ids().Release(ex, failed)
@@ -253,11 +322,25 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 	}
 }
 
-// restoreJSON reads resp's body, restores the ids in it and replaces it.
+// streamed marks resp's length as unknown: a rewrite may change it.
+func streamed(resp *http.Response) {
+	if resp.ContentLength >= 0 {
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+	}
+}
+
+// restoreJSON reads resp's body, of known length, restores the ids in it and
+// replaces it.
 func (t *Transport) restoreJSON(resp *http.Response) {
 	limit := t.maxMessageSize()
+	if resp.ContentLength > int64(limit) || t.Len() == 0 {
+		// Too long to examine; or nothing to restore: a complete document's
+		// responses answer requests already recorded.
+		return
+	}
 	body := resp.Body
-	data, err := io.ReadAll(io.LimitReader(body, int64(limit)+1))
+	data, err := readBody(body, resp.ContentLength, limit)
 	switch {
 	case err != nil:
 		// Give the caller what arrived, then the same error.
@@ -268,34 +351,97 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 		return
 	}
 	body.Close()
-	out := data
-	if t.Len() > 0 {
-		if restored, changed := t.ids().AppendRestored(make([]byte, 0, len(data)+16), data); changed {
-			out = restored
-		}
-	}
-	if len(out) != len(data) && resp.ContentLength >= 0 {
+	out, _ := t.ids().RestoreInPlace(data)
+	if int64(len(out)) != resp.ContentLength {
 		resp.ContentLength = int64(len(out))
-		if resp.Header.Get("Content-Length") != "" {
-			resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+		if v := resp.Header["Content-Length"]; len(v) > 0 {
+			// In place: the header is this response's own.
+			v[0] = strconv.Itoa(len(out))
 		}
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.Body = newBytesBody(out)
 }
 
-// mediaType returns the lower-case media type of h's Content-Type, or "".
+// A bytesBody is a request or response body held in memory.
+type bytesBody struct{ bytes.Reader }
+
+// A requestCopy is a request sent in place of the caller's, with its body.
+type requestCopy struct {
+	http.Request
+	body bytesBody
+}
+
+func newBytesBody(data []byte) *bytesBody {
+	b := new(bytesBody)
+	b.Reset(data)
+	return b
+}
+
+func (*bytesBody) Close() error { return nil }
+
+// mediaType returns the media type (type/subtype) of h's Content-Type as
+// written, or "" if there is none or it is malformed, as
+// mime.ParseMediaType would find it, without allocating. Compare it with
+// strings.EqualFold: media types are case-insensitive (RFC 9110 section
+// 8.3.1).
 func mediaType(h http.Header) string {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
+	v := h.Get("Content-Type")
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimSpace(v)
+	i := strings.IndexByte(v, '/')
+	if i <= 0 || !isToken(v[:i]) || !isToken(v[i+1:]) {
 		return ""
 	}
-	return mt
+	return v
+}
+
+// isToken reports whether s is a non-empty token of RFC 2045 section 5.1.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// hasSuffixFold reports whether s ends with suffix, ignoring ASCII case.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 // isJSON reports whether mt is a JSON media type (RFC 8259 section 11, RFC
 // 6839 section 3.1).
 func isJSON(mt string) bool {
-	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+	return strings.EqualFold(mt, "application/json") || hasSuffixFold(mt, "+json")
+}
+
+// lineTypes are the media types of newline-delimited JSON in use: NDJSON,
+// JSON Lines, and Spring's and others' application/stream+json.
+var lineTypes = []string{
+	"application/x-ndjson", "application/ndjson", "application/jsonl",
+	"application/jsonlines", "application/x-jsonlines", "application/stream+json",
+}
+
+// isLines reports whether mt is a type of newline-delimited JSON texts.
+func isLines(mt string) bool {
+	for _, lt := range lineTypes {
+		if strings.EqualFold(mt, lt) {
+			return true
+		}
+	}
+	return isSeq(mt)
+}
+
+// isSeq reports whether mt is a JSON text sequence type (RFC 7464, RFC 8091):
+// each text starts with the record separator and ends with LF.
+func isSeq(mt string) bool {
+	return strings.EqualFold(mt, "application/json-seq") || hasSuffixFold(mt, "+json-seq")
 }
 
 // encoded reports whether h names a content coding other than identity.

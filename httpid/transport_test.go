@@ -512,71 +512,71 @@ func TestTransportSSE(t *testing.T) {
 		},
 		{
 			name:   "CRLF with event and id fields",
-			stream: "event: message\r\nid: 9\r\ndata: {\"id\":\"1\",\"result\":1}\r\n\r\nretry: 10\r\ndata:[{\"id\":\"2\",\"result\":2}]\r\n\r\n",
-			want:   "event: message\r\nid: 9\r\ndata: {\"id\":1,\"result\":1}\r\n\r\nretry: 10\r\ndata:[{\"id\":2,\"result\":2}]\r\n\r\n",
+			stream: "event: message\r\nid: 9\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\n\r\nretry: 10\r\ndata:[{\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}]\r\n\r\n",
+			want:   "event: message\r\nid: 9\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\r\n\r\nretry: 10\r\ndata:[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}]\r\n\r\n",
 		},
 		{
 			name:   "CR",
-			stream: "data: {\"id\":\"1\",\"result\":1}\r\rdata: {\"id\":\"2\",\"result\":2}\r\r",
-			want:   "data: {\"id\":1,\"result\":1}\r\rdata: {\"id\":2,\"result\":2}\r\r",
+			stream: "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\r\rdata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\r\r",
+			want:   "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\r\rdata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\r\r",
 		},
 		{
 			name:   "multi-line data",
-			stream: "data: {\"jsonrpc\":\"2.0\",\ndata:  \"result\":{\"a\":\n: a comment inside\ndata: 1},\ndata: \"id\":\"1\"}\n\ndata: {\"id\":\"2\",\ndata: \"result\":2}\n\n",
-			want:   "data: {\"jsonrpc\":\"2.0\",\ndata:  \"result\":{\"a\":\n: a comment inside\ndata: 1},\ndata: \"id\":1}\n\ndata: {\"id\":2,\ndata: \"result\":2}\n\n",
+			stream: "data: {\"jsonrpc\":\"2.0\",\ndata:  \"result\":{\"a\":\n: a comment inside\ndata: 1},\ndata: \"id\":\"1\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\ndata: \"result\":2}\n\n",
+			want:   "data: {\"jsonrpc\":\"2.0\",\ndata:  \"result\":{\"a\":\n: a comment inside\ndata: 1},\ndata: \"id\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\ndata: \"result\":2}\n\n",
 		},
 		{
 			name:     "comments and keepalives",
-			stream:   ": ping\n\n:\n\ndata: {\"id\":\"1\",\"result\":1}\n\n: ping\n\n",
-			want:     ": ping\n\n:\n\ndata: {\"id\":1,\"result\":1}\n\n: ping\n\n",
+			stream:   ": ping\n\n:\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n: ping\n\n",
+			want:     ": ping\n\n:\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\n: ping\n\n",
 			wantLeft: 1,
 		},
 		{
 			name:     "byte order mark",
-			stream:   "\xef\xbb\xbfdata: {\"id\":\"1\",\"result\":1}\n\n",
-			want:     "\xef\xbb\xbfdata: {\"id\":1,\"result\":1}\n\n",
+			stream:   "\xef\xbb\xbfdata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
+			want:     "\xef\xbb\xbfdata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\n",
 			wantLeft: 1,
 		},
 		{
 			name:     "other event type",
-			stream:   "event: other\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
-			want:     "event: other\ndata: {\"id\":\"1\",\"result\":1}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+			stream:   "event: other\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n",
+			want:     "event: other\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n",
 			wantLeft: 1,
 		},
 		{
 			name:     "event type after data",
-			stream:   "data: {\"id\":\"1\",\"result\":1}\nevent: other\n\n",
-			want:     "data: {\"id\":\"1\",\"result\":1}\nevent: other\n\n",
+			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\nevent: other\n\n",
+			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\nevent: other\n\n",
 			wantLeft: 2,
 		},
 		{
 			name:     "non-JSON data",
-			stream:   "data: hello \"id\":\"1\"\n\ndata: {\"id\":\"1\"\n\n",
-			want:     "data: hello \"id\":\"1\"\n\ndata: {\"id\":\"1\"\n\n",
+			stream:   "data: hello \"id\":\"1\"\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\"\n\n",
+			want:     "data: hello \"id\":\"1\"\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\"\n\n",
 			wantLeft: 2,
 		},
 		{
 			name:     "data field without colon",
-			stream:   "data\ndata: {\"id\":\"1\",\"result\":1}\n\n",
-			want:     "data\ndata: {\"id\":1,\"result\":1}\n\n", // the data is "\n{...}", JSON
+			stream:   "data\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
+			want:     "data\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\n", // the data is "\n{...}", JSON
 			wantLeft: 1,
 		},
 		{
 			name:     "Data is not data",
-			stream:   "Data: {\"id\":\"1\",\"result\":1}\n\n",
-			want:     "Data: {\"id\":\"1\",\"result\":1}\n\n",
+			stream:   "Data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
+			want:     "Data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
 			wantLeft: 2,
 		},
 		{
 			name:     "incomplete last event",
-			stream:   "data: {\"id\":\"1\",\"result\":1}\n",
-			want:     "data: {\"id\":\"1\",\"result\":1}\n",
+			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n",
+			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n",
 			wantLeft: 2,
 		},
 		{
 			name:     "server request between responses",
-			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"sampling/createMessage\"}\n\ndata: {\"id\":\"2\",\"result\":2}\n\n",
-			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"sampling/createMessage\"}\n\ndata: {\"id\":2,\"result\":2}\n\n",
+			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"sampling/createMessage\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n",
+			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"sampling/createMessage\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n",
 			wantLeft: 1,
 		},
 		{
@@ -615,14 +615,14 @@ func TestTransportSSEStreams(t *testing.T) {
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, ": hello\n\ndata: {\"id\":\"1\",\"result\":1}\n\n")
+		io.WriteString(w, ": hello\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n")
 		w.(http.Flusher).Flush()
 		select {
 		case <-read:
 		case <-time.After(wait):
 			return
 		}
-		io.WriteString(w, "data: {\"id\":\"2\",\"result\":2}\n\n")
+		io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}\n\n")
 	})
 	tr := &httpid.Transport{}
 	resp, err := newClient(tr).Post(s.URL, "application/json",
@@ -631,7 +631,7 @@ func TestTransportSSEStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	want := ": hello\n\ndata: {\"id\":1,\"result\":1}\n\n"
+	want := ": hello\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\n"
 	got := make([]byte, len(want))
 	if _, err := io.ReadFull(resp.Body, got); err != nil {
 		t.Fatalf("reading the first event: %v (read %q)", err, got)
@@ -644,7 +644,7 @@ func TestTransportSSEStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "data: {\"id\":2,\"result\":2}\n\n"; string(rest) != want {
+	if want := "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}\n\n"; string(rest) != want {
 		t.Errorf("second event = %q, want %q", rest, want)
 	}
 }
@@ -997,5 +997,207 @@ func TestMaxMessageSizeHuge(t *testing.T) {
 	}
 	if want := `{"jsonrpc":"2.0","id":1,"result":{}}`; string(got) != want {
 		t.Errorf("response body = %q, want %q", got, want)
+	}
+}
+
+// TestTransportOnlyJSONRPC20 checks the rules found by a hostile review
+// (issue 11): JSON that is not a JSON-RPC 2.0 message, and messages whose
+// members JSON-RPC implementations read differently, pass unchanged and
+// consume no remembered id; requests like them are not recorded.
+func TestTransportOnlyJSONRPC20(t *testing.T) {
+	var next string
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, next)
+	})
+	tr := &httpid.Transport{}
+	c := newClient(tr)
+	next = `{"jsonrpc":"2.0","id":"9","result":{}}`
+	for _, req := range []string{
+		`{"id":9,"method":"m"}`,                 // no jsonrpc member
+		`{"jsonrpc":"2.0","ID":9,"method":"m"}`, // a case variant of id
+		`{"jsonrpc":"2.0","id":9,"id":9,"method":"m"}`,
+	} {
+		if _, got := post(t, c, s.URL, req); got != next {
+			t.Errorf("after request %s: response %s, want it unchanged", req, got)
+		}
+		if tr.Len() != 0 {
+			t.Fatalf("request %s was recorded", req)
+		}
+	}
+
+	// Now one real request is pending; none of these responses answers it.
+	next = `{"jsonrpc":"2.0","id":"5","result":{}}`
+	if _, got := post(t, c, s.URL, `{"jsonrpc":"2.0","id":5,"method":"m"}`); got != `{"jsonrpc":"2.0","id":5,"result":{}}` {
+		t.Fatalf("response %s, want the id restored", got)
+	}
+	next = `{"jsonrpc":"2.0","id":7,"result":{}}` // answers nothing pending
+	post(t, c, s.URL, `{"jsonrpc":"2.0","id":6,"method":"m","params":{}}`)
+	for _, resp := range []string{
+		`{"id":"6","result":{"name":"a REST API's answer"}}`,
+		`{"jsonrpc":"1.0","id":"6","result":1}`,
+		`{"jsonrpc":"2.0","ID":"6","result":1}`,
+		`{"jsonrpc":"2.0","Id":"6","id":"6","result":1}`,
+		`{"jsonrpc":"2.0","id":"6","id":"6","result":1}`,
+		`{"jsonrpc":"2.0","id":"6","result":1,"Method":"x"}`,
+		`{"jsonrpc":"2.0","id":"6","Result":1}`,
+		`[{"id":"6","result":1}]`,
+	} {
+		next = resp
+		if _, got := post(t, c, s.URL, `{"jsonrpc":"2.0","method":"notifications/x"}`); got != resp {
+			t.Errorf("response %s came back as %s, want it unchanged", resp, got)
+		}
+		if tr.Len() != 1 {
+			t.Fatalf("response %s answered the pending request 6", resp)
+		}
+	}
+	next = `{"jsonrpc":"2.0","id":"6","result":1}`
+	if _, got := post(t, c, s.URL, `{"jsonrpc":"2.0","method":"notifications/x"}`); got != `{"jsonrpc":"2.0","id":6,"result":1}` || tr.Len() != 0 {
+		t.Errorf("the real response came back as %s with %d pending; want restored, 0", got, tr.Len())
+	}
+}
+
+// TestTransportStreamsNotHeld checks that a body that is not one JSON text
+// of known length reaches the client as it arrives: the server sends one
+// line and then waits for the client to have read it.
+func TestTransportStreamsNotHeld(t *testing.T) {
+	for _, ctype := range []string{
+		"application/x-ndjson", "application/stream+json", "application/jsonl",
+		"application/json-seq", "application/json", "application/json; charset=utf-8",
+	} {
+		t.Run(ctype, func(t *testing.T) {
+			sep := ""
+			if ctype == "application/json-seq" {
+				sep = "\x1e"
+			}
+			read := make(chan struct{})
+			s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", ctype)
+				io.WriteString(w, sep+`{"jsonrpc":"2.0","id":"1","result":1}`+"\n")
+				w.(http.Flusher).Flush()
+				select {
+				case <-read:
+				case <-time.After(wait):
+					return
+				}
+				io.WriteString(w, sep+`{"jsonrpc":"2.0","id":"2","result":2}`+"\n")
+			})
+			tr := &httpid.Transport{}
+			got := make(chan string, 1)
+			go func() {
+				resp, err := newClient(tr).Post(s.URL, "application/json",
+					strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]`))
+				if err != nil {
+					got <- err.Error()
+					return
+				}
+				defer resp.Body.Close()
+				line := make([]byte, len(sep+`{"jsonrpc":"2.0","id":1,"result":1}`+"\n"))
+				if _, err := io.ReadFull(resp.Body, line); err != nil {
+					got <- err.Error()
+					return
+				}
+				got <- string(line)
+				close(read)
+				rest, err := io.ReadAll(resp.Body)
+				if err != nil {
+					got <- err.Error()
+					return
+				}
+				got <- string(rest)
+			}()
+			for i, want := range []string{
+				sep + `{"jsonrpc":"2.0","id":1,"result":1}` + "\n",
+				sep + `{"jsonrpc":"2.0","id":2,"result":2}` + "\n",
+			} {
+				select {
+				case g := <-got:
+					if g != want {
+						t.Fatalf("line %d = %q, want %q", i+1, g, want)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("line %d did not arrive within 5 s: the body is held back", i+1)
+				}
+			}
+			if tr.Len() != 0 {
+				t.Errorf("Len() = %d, want 0", tr.Len())
+			}
+		})
+	}
+}
+
+// TestTransportLongBodyNotHeld checks that a JSON body whose Content-Length
+// exceeds MaxMessageSize passes unexamined without waiting for its end.
+func TestTransportLongBodyNotHeld(t *testing.T) {
+	read := make(chan struct{})
+	first := `{"jsonrpc":"2.0","id":"1","result":"`
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-read:
+		case <-time.After(wait):
+			return
+		}
+		io.WriteString(w, strings.Repeat("x", 1000-len(first)-2)+`"}`)
+	})
+	tr := &httpid.Transport{MaxMessageSize: 100}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := newClient(tr).Post(s.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		buf := make([]byte, len(first))
+		if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != first {
+			done <- fmt.Errorf("read %q, %v; want %q", buf, err, first)
+			return
+		}
+		close(read)
+		rest, err := io.ReadAll(resp.Body)
+		if err == nil && len(rest) != 1000-len(first) {
+			err = fmt.Errorf("read %d more bytes, want %d", len(rest), 1000-len(first))
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the start of the body did not arrive within 5 s")
+	}
+}
+
+// TestTransportStreamedJSONEndsExchange checks that an application/json body
+// of unknown length ends its exchange when it ends: a failed one forgets its
+// unanswered ids, a successful one keeps them as orphans.
+func TestTransportStreamedJSONEndsExchange(t *testing.T) {
+	for _, tt := range []struct {
+		status, left int
+	}{{http.StatusOK, 1}, {http.StatusInternalServerError, 0}} {
+		s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(tt.status)
+			w.(http.Flusher).Flush() // no Content-Length
+			io.WriteString(w, `{"jsonrpc":"2.0","id":"9","result":{}}`)
+		})
+		tr := &httpid.Transport{}
+		_, got := post(t, newClient(tr), s.URL, `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+		if got != `{"jsonrpc":"2.0","id":"9","result":{}}` {
+			t.Errorf("status %d: body %s, want it unchanged", tt.status, got)
+		}
+		if tr.Len() != tt.left {
+			t.Errorf("status %d: Len() = %d after the body ended, want %d", tt.status, tr.Len(), tt.left)
+		}
 	}
 }

@@ -54,11 +54,25 @@ func invent() idChange {
 // messages it changes: member order is kept, insignificant whitespace is not.
 type gateway struct {
 	*httptest.Server
-	change idChange
-	rec    *recorder // nil: no recording
+	*rewriter
+	rec *recorder // nil: no recording
 
+	// absEndpoint, set before the first request, makes the gateway turn the
+	// relative URL of an HTTP+SSE endpoint event (MCP 2024-11-05) into an
+	// absolute URL on the gateway's own host, as some gateways do.
+	absEndpoint bool
+	endpoints   atomic.Int64 // endpoint events made absolute so far
+}
+
+// A rewriter changes the ids of JSON-RPC messages and counts the changes.
+type rewriter struct {
+	change  idChange
 	changes atomic.Int64  // ids changed so far
 	changed chan struct{} // receives (without blocking) when an id was changed
+}
+
+func newRewriter(change idChange) *rewriter {
+	return &rewriter{change: change, changed: make(chan struct{}, 1)}
 }
 
 func newGateway(t *testing.T, upstream string, change idChange, rec *recorder) *gateway {
@@ -67,7 +81,7 @@ func newGateway(t *testing.T, upstream string, change idChange, rec *recorder) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &gateway{change: change, rec: rec, changed: make(chan struct{}, 1)}
+	g := &gateway{rewriter: newRewriter(change), rec: rec}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1 // forward event streams as they arrive
 	proxy.ModifyResponse = g.modifyResponse
@@ -117,7 +131,7 @@ func (g *gateway) modifyResponse(resp *http.Response) error {
 
 // changeIDs changes the id of each message in data, a JSON-RPC message or
 // batch. Other data is returned as it is.
-func (g *gateway) changeIDs(data []byte) []byte {
+func (g *rewriter) changeIDs(data []byte) []byte {
 	var batch []json.RawMessage
 	if err := json.Unmarshal(data, &batch); err == nil {
 		out := []byte{'['}
@@ -133,7 +147,7 @@ func (g *gateway) changeIDs(data []byte) []byte {
 }
 
 // changeID changes the "id" member of one message, keeping member order.
-func (g *gateway) changeID(data []byte) []byte {
+func (g *rewriter) changeID(data []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return data
@@ -170,12 +184,13 @@ func (g *gateway) changeID(data []byte) []byte {
 // eventRewriter changes the ids in each data line of an event stream as the
 // lines arrive. (The go-sdk server writes each message on one data line.)
 type eventRewriter struct {
-	g   *gateway
-	e   *entry
-	r   *bufio.Reader
-	c   io.Closer
-	buf []byte
-	err error
+	g     *gateway
+	e     *entry
+	r     *bufio.Reader
+	c     io.Closer
+	buf   []byte
+	err   error
+	event string // the type of the event being read
 }
 
 func (w *eventRewriter) Read(p []byte) (int, error) {
@@ -185,8 +200,18 @@ func (w *eventRewriter) Read(p []byte) (int, error) {
 		}
 		line, err := w.r.ReadBytes('\n')
 		w.err = err
+		body := bytes.TrimRight(line, "\r\n")
+		if rest, ok := bytes.CutPrefix(body, []byte("event:")); ok {
+			w.event = string(bytes.TrimPrefix(rest, []byte(" ")))
+		} else if len(body) == 0 {
+			w.event = ""
+		}
 		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
 			data := bytes.TrimPrefix(bytes.TrimRight(rest, "\r\n"), []byte(" "))
+			if w.event == "endpoint" && w.g.absEndpoint && bytes.HasPrefix(data, []byte("/")) {
+				data = append([]byte(w.g.URL), data...)
+				w.g.endpoints.Add(1)
+			}
 			data = w.g.changeIDs(data)
 			w.g.rec.message(w.e, '<', data)
 			line = append(append([]byte("data: "), data...), line[len(bytes.TrimRight(line, "\r\n")):]...)

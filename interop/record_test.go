@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -328,18 +329,19 @@ func TestRecordGoSDKGateway(t *testing.T) {
 	deadline := time.Now().Add(wait)
 	for {
 		rec.mu.Lock()
-		open := 0
+		var open []string
 		for _, e := range rec.entries {
 			if e.end.IsZero() {
-				open++
+				open = append(open, fmt.Sprintf("%s %s (status %d, started %v after the first)",
+					e.req.Method, e.req.URL, e.status, e.start.Sub(rec.entries[0].start).Round(time.Millisecond)))
 			}
 		}
 		rec.mu.Unlock()
-		if open == 0 {
+		if len(open) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d exchanges still open %v after the session", open, wait)
+			t.Fatalf("%d exchanges still open %v after the session: %s", len(open), wait, strings.Join(open, "; "))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -8,10 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
+	"unicode/utf8"
 )
 
 // sampleName is the file name under which the embedded sample is reported.
@@ -33,8 +34,31 @@ type finding struct {
 	Kind    string          `json:"kind"`
 	Message string          `json:"message"`
 	ID      json.RawMessage `json:"id,omitempty"`
-	Request *requestRef     `json:"request,omitempty"`
-	Lax     []laxMatch      `json:"lax,omitempty"`
+	// Method is the method of the request the finding is about.
+	Method  string      `json:"method,omitempty"`
+	Request *requestRef `json:"request,omitempty"`
+	Lax     []laxMatch  `json:"lax,omitempty"`
+	// Number: what SDKs make of a large or fractional numeric id.
+	Number *numberFacts `json:"number,omitempty"`
+	// Error is the error object of a null-id response (up to 1 KiB).
+	Error json.RawMessage `json:"error,omitempty"`
+	// AnsweredLine or AnsweredEntry: where a request answered twice got
+	// its first answer.
+	AnsweredLine  int `json:"answeredLine,omitempty"`
+	AnsweredEntry int `json:"answeredEntry,omitempty"`
+	// Note: why a request may have gone unanswered (HAR: its HTTP status).
+	Note string `json:"note,omitempty"`
+	// Hint: direction markers would settle who sent what.
+	Hint string `json:"hint,omitempty"`
+	// Where an invalid message is: Body ("request" or "response") and
+	// Event (SSE, from 1) in a HAR entry, Element of a batch (from 1), and
+	// the fault's Column on a JSON Lines line (from 1) or Offset in a HAR
+	// body or event (bytes, from 0).
+	Body    string `json:"body,omitempty"`
+	Event   int    `json:"event,omitempty"`
+	Element int    `json:"element,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Offset  *int64 `json:"offset,omitempty"`
 }
 
 // requestRef points at a request from another finding.
@@ -77,17 +101,27 @@ const (
 	kindNullRequest     = "null-request-id"
 	kindNullResponse    = "null-id-response"
 	kindInvalid         = "invalid-message"
+	kindAnsweredTwice   = "answered-twice"
+	kindNothing         = "nothing-to-check"
 )
+
+// kinds lists every finding kind, for the usage text and its tests.
+var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAnsweredTwice, kindUnanswered,
+	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindNothing}
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {
 	w        *bufio.Writer
 	json     bool
+	buf      bytes.Buffer // one -json line
 	enc      *json.Encoder
 	files    int
 	errors   int
 	warnings int
 	counts   counts
+	// otherEvents counts the SSE events of other types than "" and
+	// "message", which are not examined.
+	otherEvents map[string]int
 }
 
 // counts are the messages seen, for the summary.
@@ -95,40 +129,73 @@ type counts struct {
 	requests, responses, notifications int
 }
 
+// stdinCapture decides what check reads when no FILE is given. It returns
+// standard input (buffered) when it holds a capture: a pipe or a file with at
+// least one byte. Otherwise it returns nil and why, for the note on standard
+// error: a terminal or another character device (such as /dev/null), a
+// standard input that is not open, or one that ends before its first byte.
+// Then the embedded sample is checked, so that "go run ./cmd/rpcid check"
+// shows what check does wherever it is started; "rpcid check -" reads
+// standard input whatever it is.
+func stdinCapture(r io.Reader) (io.Reader, string) {
+	switch f := r.(type) {
+	case *os.File:
+		st, err := f.Stat()
+		if err != nil {
+			return nil, "standard input is not open"
+		}
+		if st.Mode()&os.ModeCharDevice != 0 {
+			return nil, "standard input is a terminal or another device, not a pipe or file"
+		}
+	case interface{ IsTerminal() bool }:
+		if f.IsTerminal() {
+			return nil, "standard input is a terminal"
+		}
+	}
+	br := bufio.NewReader(r)
+	if _, err := br.Peek(1); err == io.EOF {
+		return nil, "standard input is empty"
+	}
+	return br, ""
+}
+
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[-json] [FILE ...]", stderr)
 	jsonOut := fs.Bool("json", false, "print findings as JSON objects, one per line (summary to standard error)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, "check", args, stdout); !ok {
 		return code
 	}
-	c := &checker{w: bufio.NewWriter(stdout), json: *jsonOut}
-	c.enc = json.NewEncoder(c.w)
+	c := &checker{w: bufio.NewWriterSize(stdout, 64<<10), json: *jsonOut, otherEvents: map[string]int{}}
+	c.enc = json.NewEncoder(&c.buf)
 	c.enc.SetEscapeHTML(false)
 
 	status := 0
 	files := fs.Args()
-	if len(files) == 0 {
-		fmt.Fprintf(stderr, "rpcid check: no FILE given, checking the embedded sample %s (an MCP session through a gateway that turns numeric ids into strings)\n", sampleName)
-		if err := c.check(sampleName, bytes.NewReader(sampleCapture)); err != nil {
-			fmt.Fprintf(stderr, "rpcid check: %s: %v\n", sampleName, err)
-			status = 2
-		}
-	}
 	unreadable := 0
-	for _, name := range files {
-		var err error
-		if name == "-" {
-			if err = c.check("<stdin>", stdin); err != nil {
-				err = fmt.Errorf("reading standard input: %w", err)
+	fail := func(what string, err error) {
+		c.w.Flush()
+		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s\n", printable(what), printable(cause(err).Error()))
+		status = 2
+		unreadable++
+	}
+	if len(files) == 0 {
+		if in, why := stdinCapture(stdin); in == nil {
+			fmt.Fprintf(stderr, "rpcid check: no FILE given and %s: checking the embedded sample %s (an MCP session through a gateway that turns numeric ids into strings); \"rpcid check -h\" tells more\n", why, sampleName)
+			if err := c.check(sampleName, bytes.NewReader(sampleCapture)); err != nil {
+				fail(sampleName, err)
 			}
 		} else {
-			err = c.checkFile(name)
+			stdin = in
+			files = []string{"-"}
 		}
-		if err != nil {
-			c.w.Flush()
-			fmt.Fprintf(stderr, "rpcid check: %v\n", err)
-			status = 2
-			unreadable++
+	}
+	for _, name := range files {
+		if name == "-" {
+			if err := c.check("<stdin>", stdin); err != nil {
+				fail("standard input", err)
+			}
+		} else if err := c.checkFile(name); err != nil {
+			fail(name, err)
 		}
 	}
 	summary := c.summary()
@@ -154,63 +221,160 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// checkFile checks the named file. Errors name the file.
+// cause returns the error of a failed file operation without the
+// operation and path, which the message already names.
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// checkFile checks the named file.
 func (c *checker) checkFile(name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := c.check(name, f); err != nil {
-		return fmt.Errorf("reading %s: %w", name, err)
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if st.IsDir() {
+		return errors.New("is a directory")
 	}
-	return nil
+	return c.check(name, f)
+}
+
+// flushReader flushes w before each read from r, so that findings are
+// written whenever check waits for input (a terminal, a capture still
+// being recorded) and otherwise in large blocks.
+type flushReader struct {
+	r io.Reader
+	w *bufio.Writer
+}
+
+func (f *flushReader) Read(p []byte) (int, error) {
+	f.w.Flush()
+	return f.r.Read(p)
 }
 
 // check checks one capture read from r, reported under name. It returns
-// only read errors; problems in the content are findings.
+// only read errors; problems in the content are findings. A capture that
+// could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
-	c.files++
 	s := newSession(c, name)
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		br.Discard(3)
 	}
 	var err error
 	if isHAR(br) {
+		s.har = true
 		err = s.readHAR(br)
 	} else {
 		err = s.readJSONLines(br)
 	}
+	if err != nil {
+		return err
+	}
+	c.files++
 	s.finish()
-	return err
+	return nil
 }
 
-// isHAR reports whether the capture starts with a JSON object whose first
-// member is "log", as HAR files do. JSON-RPC messages have no such member.
-// It reads no more than it needs to decide, so that a capture piped in as it
-// is recorded is checked as it comes.
+// isHAR reports whether the capture is a HAR file: its first JSON value is
+// an object with a "log" member (wherever it is) whose value is an object,
+// and no member of a JSON-RPC message (jsonrpc, id, method, result, error,
+// params): an object with such a member is a message, and the capture JSON
+// Lines. It reads no more than it needs to decide, and at most 1 MiB: a
+// first object longer than that is decided on its first 1 MiB.
 func isHAR(br *bufio.Reader) bool {
-	for n := 1; n <= br.Size(); n = br.Buffered() + 1 {
+	// Each undecided look asks for twice as many bytes, so that input
+	// arriving a byte at a time costs O(n log n), not O(n^2).
+	for n := 1; ; n = min(2*br.Buffered(), br.Size()) {
 		_, err := br.Peek(n)
-		more := err == nil // else end of input or a full buffer: decide on what there is
+		more := err == nil && n < br.Size() // else end of input or a full buffer: decide on what there is
 		b, _ := br.Peek(br.Buffered())
-		dec := json.NewDecoder(bytes.NewReader(b))
-		t, err := dec.Token()
-		if err == nil {
-			if t != json.Delim('{') {
-				return false
-			}
-			t, err = dec.Token()
-			if err == nil {
-				return t == "log"
-			}
-		}
-		if !more || !(errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
-			return false // not JSON at the start, or no more input
+		verdict, decided := harVerdict(b)
+		if decided || !more {
+			return verdict
 		}
 	}
-	return false
+}
+
+// harVerdict decides isHAR on the first bytes of a capture: decided is
+// false when more bytes are needed; verdict is then the best guess.
+func harVerdict(b []byte) (verdict, decided bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil {
+		return false, !truncated(err)
+	} else if t != json.Delim('{') {
+		return false, true
+	}
+	harLog := false // a "log" member whose value is an object
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return harLog, !truncated(err)
+		}
+		name, ok := t.(string)
+		if !ok { // the end of the object
+			return harLog, true
+		}
+		switch name {
+		case "jsonrpc", "id", "method", "result", "error", "params":
+			return false, true
+		case "log":
+			t, err := dec.Token()
+			if err != nil {
+				return false, !truncated(err)
+			}
+			if t != json.Delim('{') {
+				if err := skipRest(dec, t); err != nil {
+					return false, !truncated(err)
+				}
+				continue
+			}
+			harLog = true
+			if err := skipRest(dec, t); err != nil {
+				return true, !truncated(err)
+			}
+		default:
+			t, err := dec.Token()
+			if err == nil {
+				err = skipRest(dec, t)
+			}
+			if err != nil {
+				return harLog, !truncated(err)
+			}
+		}
+	}
+}
+
+// truncated reports whether a decoding error is the end of the bytes seen.
+func truncated(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// skipRest skips the rest of a value whose first token was t.
+func skipRest(dec *json.Decoder, t json.Token) error {
+	if t != json.Delim('{') && t != json.Delim('[') {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
 }
 
 // readJSONLines reads a JSON Lines capture, one line at a time, with no
@@ -229,6 +393,7 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 			}
 			line = long
 		}
+		s.bytes += int64(len(line))
 		if len(line) > 0 {
 			s.line(lineNo, line)
 		}
@@ -258,6 +423,7 @@ func (s *session) line(lineNo int, line []byte) {
 	if start == end {
 		return
 	}
+	s.nonBlank++
 	dir := fromUnknown
 	switch line[start] {
 	case '>':
@@ -266,6 +432,7 @@ func (s *session) line(lineNo int, line []byte) {
 		dir = fromServer
 	}
 	if dir != fromUnknown {
+		s.marked = true
 		start++
 		for start < end && isJSONSpace(line[start]) {
 			start++
@@ -284,47 +451,48 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 // prefixes messages about its validity; column is the 1-based column of its
 // first byte on a JSON Lines line, or 0 for a HAR body.
 func (s *session) payload(pos position, loc string, dir direction, data []byte, column int) {
-	if !json.Valid(data) {
-		var v json.RawMessage
-		err := json.Unmarshal(data, &v)
-		var se *json.SyntaxError
+	msgs, batch, err := scanText(s.msgs[:0], &s.scanned, data)
+	s.msgs = msgs[:0]
+	if err != nil {
 		where := ""
-		if errors.As(err, &se) {
+		f := s.where()
+		if err.Offset >= 0 { // the 0-based offset of the first byte not accepted
 			if column > 0 {
-				where = fmt.Sprintf(" at column %d", int(se.Offset)+column-1)
+				f.Column = int(err.Offset) + column
+				where = fmt.Sprintf(" at column %d", f.Column)
 			} else {
-				where = fmt.Sprintf(" at byte %d", se.Offset)
+				off := err.Offset
+				f.Offset = &off
+				where = fmt.Sprintf(" at byte offset %d", err.Offset)
 			}
-			err = errors.New(se.Error())
 		}
-		s.invalid(pos, loc, fmt.Sprintf("not JSON%s: %v", where, err))
+		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)
 		return
 	}
-	data = bytes.TrimLeft(data, " \t\r\n")
-	switch data[0] {
-	case '{':
-		s.message(pos, loc, dir, data)
-	case '[':
-		var batch []json.RawMessage
-		if err := json.Unmarshal(data, &batch); err != nil {
-			s.invalid(pos, loc, fmt.Sprintf("not JSON: %v", err))
+	if !batch {
+		m := &msgs[0]
+		if !m.object {
+			s.invalid(pos, loc, "not JSON-RPC 2.0: "+jsonTypeName(m.value)+", not a message object or batch")
 			return
 		}
-		if len(batch) == 0 {
-			s.invalid(pos, loc, "not JSON-RPC 2.0: an empty batch")
-			return
-		}
-		for i, m := range batch {
-			eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)
-			if len(m) == 0 || m[0] != '{' {
-				s.invalid(pos, eloc, "not JSON-RPC 2.0: "+jsonTypeName(m)+", not a message object")
-				continue
-			}
-			s.message(pos, eloc, dir, m)
-		}
-	default:
-		s.invalid(pos, loc, "not JSON-RPC 2.0: "+jsonTypeName(data)+", not a message object or batch")
+		s.message(pos, loc, dir, m)
+		return
 	}
+	if len(msgs) == 0 {
+		s.invalid(pos, loc, "not JSON-RPC 2.0: an empty batch")
+		return
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)
+		s.element = i + 1
+		if !m.object {
+			s.invalid(pos, eloc, "not JSON-RPC 2.0: "+jsonTypeName(m.value)+", not a message object")
+			continue
+		}
+		s.message(pos, eloc, dir, m)
+	}
+	s.element = 0
 }
 
 // jsonTypeName names the type of a valid JSON value, with an article.
@@ -347,7 +515,7 @@ func jsonTypeName(v []byte) string {
 	return "a number"
 }
 
-// emit prints a finding and counts it.
+// emit prints a finding and counts it. Output is buffered; see flushReader.
 func (c *checker) emit(f *finding) {
 	if f.Level == levelError {
 		c.errors++
@@ -355,46 +523,113 @@ func (c *checker) emit(f *finding) {
 		c.warnings++
 	}
 	if c.json {
+		c.buf.Reset()
 		c.enc.Encode(f)
-		c.w.Flush()
+		c.w.Write(safeJSON(c.buf.Bytes()))
 		return
 	}
-	c.w.WriteString(f.File)
+	c.w.WriteString(printable(f.File))
 	c.w.WriteByte(':')
-	if f.Entry > 0 {
+	switch {
+	case f.Entry > 0:
 		c.w.WriteString("entry ")
 		c.w.WriteString(strconv.Itoa(f.Entry))
-	} else {
+		c.w.WriteByte(':')
+	case f.Line > 0:
 		c.w.WriteString(strconv.Itoa(f.Line))
+		c.w.WriteByte(':')
 	}
-	c.w.WriteString(": ")
+	c.w.WriteByte(' ')
 	c.w.WriteString(f.Level)
 	c.w.WriteString(": ")
 	c.w.WriteString(printable(f.Message))
 	c.w.WriteByte('\n')
-	// Flush each finding, so that a capture piped in as it is recorded
-	// shows its findings as they happen.
-	c.w.Flush()
 }
 
-// printable returns s with its control characters (C0, DEL and C1, which
-// includes line breaks and terminal escapes) written as Go escapes such as
-// \n and \x1b, so that text from a capture (a method name, an error message)
-// can neither split a finding over two lines nor drive the terminal.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
+// unsafeRune reports whether r must not reach a terminal as it is: C0 and
+// C1 controls and DEL (line breaks, terminal escapes), the Unicode line and
+// paragraph separators, and the bidirectional controls (U+061C, U+200E,
+// U+200F, U+202A-U+202E, U+2066-U+2069), which can reorder what a line
+// shows (CVE-2021-42574, "Trojan Source").
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, 0x7f <= r && r <= 0x9f:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029,
+		0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+		return true
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
+	return false
+}
+
+// printable returns s with each unsafe rune written as a JSON escape (\n,
+// \t, \r, or \u001b and the like) and invalid UTF-8 as U+FFFD, so that text
+// from a capture (an id, a method name, an error message) can neither split
+// a line, drive the terminal, nor reorder what the line shows. Ids shown as
+// JSON text stay valid JSON.
+func printable(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return string(appendPrintable(nil, s))
+		}
+	}
+	return s
+}
+
+func appendPrintable(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			b = append(b, c)
+			i++
 			continue
 		}
-		b.WriteRune(r)
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case unsafeRune(r):
+			b = fmt.Appendf(b, `\u%04x`, r)
+		default:
+			b = utf8.AppendRune(b, r) // U+FFFD for invalid UTF-8
+		}
 	}
-	return b.String()
+	return b
+}
+
+// safeJSON escapes in encoded JSON what encoding/json leaves raw and a
+// terminal must not see: DEL, C1 controls and bidirectional controls
+// (outside strings encoded JSON is ASCII, so every such rune is inside a
+// string, where \u escapes mean the same). Invalid UTF-8 becomes U+FFFD.
+func safeJSON(b []byte) []byte {
+	i := 0
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append([]byte(nil), b[:i]...)
+	for i < len(b) {
+		if b[i] < 0x7f {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if unsafeRune(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	return out
 }
 
 // summary returns the summary line.
@@ -402,8 +637,18 @@ func (c *checker) summary() string {
 	n := c.counts
 	msgs := n.requests + n.responses + n.notifications
 	var b strings.Builder
-	fmt.Fprintf(&b, "checked %s: %s (%s, %s, %s); ", plural(c.files, "file"), plural(msgs, "message"),
+	fmt.Fprintf(&b, "checked %s: %s (%s, %s, %s)", plural(c.files, "file"), plural(msgs, "message"),
 		plural(n.requests, "request"), plural(n.responses, "response"), plural(n.notifications, "notification"))
+	if len(c.otherEvents) > 0 {
+		var parts []string
+		total := 0
+		for _, k := range sortedKeys(c.otherEvents) {
+			parts = append(parts, fmt.Sprintf("%s %d", printable(k), c.otherEvents[k]))
+			total += c.otherEvents[k]
+		}
+		fmt.Fprintf(&b, "; %s of other types than message not examined (%s)", plural(total, "SSE event"), strings.Join(parts, ", "))
+	}
+	b.WriteString("; ")
 	if c.errors+c.warnings == 0 {
 		b.WriteString("no findings")
 	} else {
@@ -415,6 +660,9 @@ func (c *checker) summary() string {
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return strconv.Itoa(n) + " " + noun[:len(noun)-1] + "ies"
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }

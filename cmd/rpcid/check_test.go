@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -20,11 +21,17 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// runCmd runs the command's main logic and returns its exit status and output.
+// terminal is standard input as a terminal.
+type terminal struct{ io.Reader }
+
+func (terminal) IsTerminal() bool { return true }
+
+// runCmd runs the command's main logic and returns its exit status and
+// output. A nil stdin is an idle terminal.
 func runCmd(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	if stdin == nil {
-		stdin = strings.NewReader("")
+		stdin = terminal{strings.NewReader("")}
 	}
 	var out, errb bytes.Buffer
 	code = run(args, stdin, &out, &errb)
@@ -70,6 +77,24 @@ var captures = []struct {
 	{"sse.har", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered, kindInvalid}},
 	{"truncated.har", 1, []string{kindTypeChanged, kindInvalid}},
 	{"gateway-handwritten.har", 1, []string{kindTypeChanged}},
+	// Issue 12, one capture or more per class of fault.
+	{"large-ids.jsonl", 1, []string{kindUnsafeInteger, kindFractional}},                            // 1
+	{"null-id.jsonl", 1, []string{kindNullResponse, kindUnanswered}},                               // 2
+	{"null-id.har", 1, []string{kindNullResponse, kindInvalid}},                                    // 2
+	{"sse-2024-11-05.har", 0, nil},                                                                 // 3
+	{"sse-2024-11-05-gateway.har", 1, []string{kindTypeChanged, kindAnsweredTwice, kindUnmatched}}, // 3, 4
+	{"answered-twice.jsonl", 1, []string{kindAnsweredTwice}},                                       // 4
+	{"empty.jsonl", 1, []string{kindNothing}},                                                      // 5
+	{"blank.jsonl", 1, []string{kindNothing}},                                                      // 5
+	{"no-messages.jsonl", 1, []string{kindNothing, kindInvalid}},                                   // 5
+	{"no-entries.har", 1, []string{kindNothing}},                                                   // 5
+	{"no-jsonrpc.har", 1, []string{kindNothing}},                                                   // 5
+	{"terminal.jsonl", 1, []string{kindUnanswered, kindUnmatched, kindNullResponse}},               // 6
+	{"log-not-first.har", 1, []string{kindTypeChanged}},                                            // 8
+	{"log-member.jsonl", 1, []string{kindTypeChanged}},                                             // 8
+	{"log-member-last.jsonl", 0, nil},                                                              // 8
+	{"no-markers.jsonl", 1, []string{kindDuplicate, kindAnsweredTwice, kindUnanswered}},            // 9
+	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that
@@ -148,7 +173,7 @@ func decodeFindings(t *testing.T, out string) []finding {
 	return fs
 }
 
-var findingLine = regexp.MustCompile(`^(.+):(\d+|entry \d+): (error|warning): (.+)$`)
+var findingLine = regexp.MustCompile(`^(.+):((\d+|entry \d+):)? (error|warning): (.+)$`)
 
 // -json prints the same findings as the text output, one object per line,
 // and the summary on stderr.
@@ -178,10 +203,16 @@ func TestCheckJSON(t *testing.T) {
 				if f.Entry > 0 {
 					pos = fmt.Sprintf("entry %d", f.Entry)
 				}
-				if f.Kind == "" || (f.Line == 0) == (f.Entry == 0) {
-					t.Errorf("finding %+v: want a kind and exactly one of line and entry", f)
+				checkFacts(t, f)
+				whole := f.Line == 0 && f.Entry == 0
+				if f.Kind == "" || f.Line != 0 && f.Entry != 0 || whole != (f.Kind == kindNothing) {
+					t.Errorf("finding %+v: want a kind and exactly one of line and entry (none for %s)", f, kindNothing)
 				}
-				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, f.Message))
+				if whole {
+					got = append(got, fmt.Sprintf("%s: %s: %s", f.File, f.Level, printable(f.Message)))
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, printable(f.Message)))
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("-json findings differ from text findings (-text +json):\n%s", diff)
@@ -192,7 +223,8 @@ func TestCheckJSON(t *testing.T) {
 
 // The JSON form of findings is an interface for other tools: pin it.
 func TestCheckJSONGolden(t *testing.T) {
-	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har"} {
+	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
+		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
@@ -265,7 +297,7 @@ func TestCheckExitStatus(t *testing.T) {
 		{"missing after findings", []string{"check", "testdata/unmatched.jsonl", "nope.har"}, 2, "nope.har", true},
 		{"directory", []string{"check", dir}, 2, dir, true},
 		{"bad flag", []string{"check", "-nope"}, 2, "flag provided but not defined", false},
-		{"help", []string{"check", "-h"}, 0, "usage: rpcid check", false},
+		{"help", []string{"check", "-h"}, 0, "", false},
 		{"no command", nil, 2, "usage:", false},
 		{"unknown command", []string{"chek"}, 2, `unknown command "chek"`, false},
 	}
@@ -440,22 +472,217 @@ func (g *generated) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// A JSON Lines session keeps state only for the requests pending: after
-// many answered requests nothing is left behind.
+// A JSON Lines session keeps state only for the requests pending and the
+// last answeredMax answered: after many more answered requests no more is
+// left behind.
 func TestSessionStateBounded(t *testing.T) {
-	c := &checker{w: bufio.NewWriter(io.Discard)}
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
 	s := newSession(c, "x")
-	for i := 0; i < 1000; i++ {
+	n := answeredMax + 1000
+	for i := 0; i < n; i++ {
 		s.line(2*i+1, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)))
 		s.line(2*i+2, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d","result":{}}`, i)))
 	}
-	s.line(2001, []byte(`{"jsonrpc":"2.0","id":7,"method":"ping"}`))
-	sd := &s.sides[0]
-	if sd.pending.Len() != 1 || len(sd.js) != 1 || len(sd.py) != 1 || len(sd.rs) != 1 || len(s.entryRequests) != 0 {
-		t.Errorf("after 1000 answered requests and one pending: pending %d, js %d, py %d, rs %d, entry requests %d; want 1, 1, 1, 1, 0",
-			sd.pending.Len(), len(sd.js), len(sd.py), len(sd.rs), len(s.entryRequests))
+	s.line(2*n+1, []byte(`{"jsonrpc":"2.0","id":7.5,"method":"ping"}`))
+	sd := &s.t.sides[0]
+	if s.t.pending != 1 || sd.len() != answeredMax+1 || len(s.t.slab) != answeredMax+1 || len(sd.js) != 1 || len(s.entryRequests) != 0 {
+		t.Errorf("after %d answered requests and one pending: pending %d, index %d, slab %d, js %d, entry requests %d; want 1, %d, %d, 1, 0",
+			n, s.t.pending, sd.len(), len(s.t.slab), len(sd.js), len(s.entryRequests), answeredMax+1, answeredMax+1)
 	}
-	if c.warnings != 1000 || c.errors != 0 {
-		t.Errorf("%d warnings, %d errors; want 1000 type changes and no errors", c.warnings, c.errors)
+	if c.warnings != n+1 || c.errors != 0 {
+		t.Errorf("%d warnings, %d errors; want %d type changes, one fractional id and no errors", c.warnings, c.errors, n+1)
+	}
+}
+
+// Issue 12, class 7: the habits of a Unix tool.
+func TestUnixHabits(t *testing.T) {
+	// -h of every command prints its full usage to standard output and
+	// exits 0.
+	for _, name := range []string{"check", "eq", "key", "vectors"} {
+		code, out, errOut := runCmd(t, nil, name, "-h")
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+synopses[name]+"\n\n") || len(out) < 200 {
+			t.Errorf("%s -h = %d, stderr %q, stdout %q; want 0 and the full usage on stdout", name, code, errOut, out)
+		}
+	}
+	code, out, _ := runCmd(t, nil, "check", "-h")
+	for _, want := range append([]string{"JSON Lines", "HAR 1.2", `">"`, `"<"`, "Exit status: 0", "standard input", "-json"}, kinds...) {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("check -h does not tell %q", want)
+		}
+	}
+	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
+		if code, out, _ := runCmd(t, nil, args...); code != 0 || !strings.Contains(out, "rpcid check") {
+			t.Errorf("rpcid %s = %d, %q", args[0], code, out)
+		}
+	}
+	// Usage errors go to standard error with status 2.
+	for _, args := range [][]string{{"check", "-nope"}, {"eq", "1"}, {"key"}, {"vectors", "x"}, {"nope"}, {}} {
+		code, out, errOut := runCmd(t, nil, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "usage") {
+			t.Errorf("rpcid %q = %d, stdout %q, stderr %q; want 2, nothing on stdout and the usage on stderr", args, code, out, errOut)
+		}
+	}
+	// No FILE and standard input not a terminal: standard input is read.
+	clean, err := os.ReadFile("testdata/clean.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, bytes.NewReader(clean), "check")
+	if code != 0 || errOut != "" || out != "checked 1 file: 12 messages (5 requests, 5 responses, 2 notifications); no findings\n" {
+		t.Errorf("cat clean.jsonl | rpcid check = %d, %q, stderr %q", code, out, errOut)
+	}
+	// An empty pipe given as "-" is nothing to check; with no FILE it is
+	// no capture, and the sample is checked, said on stderr.
+	code, out, _ = runCmd(t, strings.NewReader(""), "check", "-")
+	if code != 1 || !strings.Contains(out, "<stdin>: error: nothing to check: the file is empty") {
+		t.Errorf("rpcid check - < empty pipe = %d, %q", code, out)
+	}
+	code, out, errOut = runCmd(t, strings.NewReader(""), "check")
+	if code != 1 || !strings.Contains(errOut, "no FILE given and standard input is empty: checking the embedded sample") || !strings.HasPrefix(out, "sample.jsonl:") {
+		t.Errorf("rpcid check < empty pipe = %d, %q, stderr %q", code, out, errOut)
+	}
+	// A terminal: the embedded sample, said on stderr.
+	code, _, errOut = runCmd(t, terminal{strings.NewReader("")}, "check")
+	if code != 1 || !strings.Contains(errOut, "standard input is a terminal: checking the embedded sample") {
+		t.Errorf("rpcid check at a terminal = %d, stderr %q", code, errOut)
+	}
+	// A directory or a missing file: could not read, not counted, said
+	// once without stuttering.
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.jsonl")
+	code, out, errOut = runCmd(t, nil, "check", dir, missing, "testdata/clean.jsonl")
+	wantErr := "rpcid check: could not read " + dir + ": is a directory\n" +
+		"rpcid check: could not read " + missing + ": no such file or directory\n"
+	wantOut := "checked 1 file: 12 messages (5 requests, 5 responses, 2 notifications); no findings; 2 files could not be read\n"
+	if code != 2 || errOut != wantErr || out != wantOut {
+		t.Errorf("check DIR MISSING clean.jsonl = %d\nstdout %q\nstderr %q\nwant %q and %q", code, out, errOut, wantOut, wantErr)
+	}
+}
+
+// A long-lived HTTP+SSE session (2024-11-05 transport) in one HAR: the GET
+// stream, listed first, carries the answers to n POSTs listed after it,
+// with comments, event ids, multi-line data and an endpoint event; it
+// checks clean, and a server request in the stream is answered by a POST.
+func TestLongLivedSSEHAR(t *testing.T) {
+	n := 3000
+	var stream strings.Builder
+	stream.WriteString("event: endpoint\ndata: /messages?sessionId=1\n\n: keep-alive\n\n")
+	stream.WriteString("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"s-1\",\"method\":\"ping\"}\n\n")
+	for i := 0; i < n; i++ {
+		if i%3 == 0 {
+			fmt.Fprintf(&stream, "id: %d\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":%d,\"result\":{\"n\":%d}}\r\n\r\n", i, i, i)
+		} else {
+			fmt.Fprintf(&stream, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n\n", i)
+		}
+		if i%100 == 0 {
+			stream.WriteString(": ping\n\n")
+		}
+	}
+	type content struct {
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+	}
+	type entry struct {
+		Request struct {
+			Method   string   `json:"method"`
+			PostData *content `json:"postData,omitempty"`
+		} `json:"request"`
+		Response struct {
+			Status  int     `json:"status"`
+			Content content `json:"content"`
+		} `json:"response"`
+	}
+	var entries []entry
+	var get entry
+	get.Request.Method = "GET"
+	get.Response.Status = 200
+	get.Response.Content = content{"text/event-stream", strings.TrimSuffix(stream.String(), "\n")}
+	entries = append(entries, get)
+	post := func(body string) {
+		var e entry
+		e.Request.Method = "POST"
+		e.Request.PostData = &content{"application/json", body}
+		e.Response.Status = 202
+		e.Response.Content = content{"text/plain", "Accepted"}
+		entries = append(entries, e)
+	}
+	for i := 0; i < n; i++ {
+		post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t"}}`, i))
+		if i == n/2 {
+			post(`{"jsonrpc":"2.0","id":"s-1","result":{}}`)
+		}
+	}
+	har, err := json.Marshal(map[string]any{"log": map[string]any{"version": "1.2", "entries": entries}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, bytes.NewReader(har), "check", "-")
+	want := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, 0 notifications); 1 SSE event of other types than message not examined (endpoint 1); no findings\n", 2*n+2, n+1, n+1)
+	if code != 0 || out != want || errOut != "" {
+		t.Errorf("exit %d, stderr %q, output (%d bytes) ends\n%s\nwant\n%s", code, errOut, len(out), out[max(0, len(out)-600):], want)
+	}
+}
+
+// Issue 12, class 8: a HAR is recognized by its log member wherever it
+// stands, even after a member longer than a read buffer, and read one byte
+// at a time.
+func TestHARLogAfterLongMember(t *testing.T) {
+	har := `{"comment":"` + strings.Repeat("c", 200_000) + `","log":{"entries":[{"request":{"method":"POST","postData":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}},"response":{"status":200,"content":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}"}}}]}}`
+	for _, r := range []io.Reader{strings.NewReader(har), iotest.OneByteReader(strings.NewReader(har))} {
+		_, out, _ := runCmd(t, r, "check", "-")
+		if !strings.HasPrefix(out, `<stdin>:entry 1: warning: response id "1" matches request 1 (entry 1, ping)`) {
+			t.Errorf("output %.300q", out)
+		}
+	}
+}
+
+var (
+	columnFact  = regexp.MustCompile(`^(?:batch element \d+: )?not JSON at column (\d+)`)
+	elementFact = regexp.MustCompile(`batch element (\d+): `)
+	eventFact   = regexp.MustCompile(`^(?:request|response) body: event (\d+): `)
+)
+
+// checkFacts checks that a -json finding carries as members the facts its
+// message states (issue 12, class 10).
+func checkFacts(t *testing.T, f finding) {
+	t.Helper()
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	if m := columnFact.FindStringSubmatch(f.Message); m != nil && f.Column != atoi(m[1]) {
+		t.Errorf("%q: column member %d", f.Message, f.Column)
+	}
+	if m := elementFact.FindStringSubmatch(f.Message); m != nil && f.Kind == kindInvalid && f.Element != atoi(m[1]) {
+		t.Errorf("%q: element member %d", f.Message, f.Element)
+	}
+	if m := eventFact.FindStringSubmatch(f.Message); m != nil && f.Kind == kindInvalid && f.Event != atoi(m[1]) {
+		t.Errorf("%q: event member %d", f.Message, f.Event)
+	}
+	for _, body := range []string{"request", "response"} {
+		if strings.HasPrefix(f.Message, body+" body: ") && f.Kind == kindInvalid && f.Body != body {
+			t.Errorf("%q: body member %q", f.Message, f.Body)
+		}
+	}
+	switch f.Kind {
+	case kindUnanswered:
+		if f.Request == nil || f.Request.Line != f.Line || f.Request.Entry != f.Entry || f.Method == "" {
+			t.Errorf("%q: request %+v, method %q", f.Message, f.Request, f.Method)
+		}
+	case kindTypeChanged, kindSpellingChanged, kindDuplicate, kindAnsweredTwice:
+		if f.Request == nil || f.Method == "" {
+			t.Errorf("%q: no request or method member", f.Message)
+		}
+	case kindUnsafeInteger, kindFractional:
+		if f.Number == nil {
+			t.Errorf("%q: no number member", f.Message)
+		}
+	case kindNullResponse:
+		if strings.Contains(f.Message, "likely the answer to") != (f.Request != nil) {
+			t.Errorf("%q: request member %+v", f.Message, f.Request)
+		}
+	}
+	if strings.Contains(f.Message, "direction markers") != (f.Hint != "") {
+		t.Errorf("%q: hint member %q", f.Message, f.Hint)
+	}
+	if strings.Contains(f.Message, "already answered at") && f.AnsweredLine+f.AnsweredEntry == 0 {
+		t.Errorf("%q: no answeredLine or answeredEntry", f.Message)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,8 +15,8 @@ import (
 )
 
 func runEq(args []string, stdout, stderr io.Writer) int {
-	const usage = "usage: rpcid eq A B    (each a JSON id: 1, \"1\", null; quote strings for the shell)\n"
-	args, code, ok := idArgs(args, 2, usage, stdout, stderr)
+	const usage = "usage: rpcid eq A B    (each a JSON id: 1, \"1\", null; quote strings for the shell)\n\"rpcid eq -h\" prints the full usage.\n"
+	args, code, ok := idArgs("eq", args, 2, usage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -30,7 +33,8 @@ func runEq(args []string, stdout, stderr io.Writer) int {
 	if equal {
 		verdict = "equal"
 	}
-	fmt.Fprintf(stdout, "%s: %s vs %s: %s\n", verdict, strings.TrimSpace(args[0]), strings.TrimSpace(args[1]), why)
+	fmt.Fprintf(stdout, "%s: %s vs %s: %s\n", verdict, printable(showString(strings.TrimSpace(args[0]))),
+		printable(showString(strings.TrimSpace(args[1]))), printable(why))
 	if equal {
 		return 0
 	}
@@ -38,8 +42,8 @@ func runEq(args []string, stdout, stderr io.Writer) int {
 }
 
 func runKey(args []string, stdout, stderr io.Writer) int {
-	const usage = "usage: rpcid key ID    (a JSON id: 1, \"1\", null; quote strings for the shell)\n"
-	args, code, ok := idArgs(args, 1, usage, stdout, stderr)
+	const usage = "usage: rpcid key ID    (a JSON id: 1, \"1\", null; quote strings for the shell)\n\"rpcid key -h\" prints the full usage.\n"
+	args, code, ok := idArgs("key", args, 1, usage, stdout, stderr)
 	if !ok {
 		return code
 	}
@@ -47,16 +51,16 @@ func runKey(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	fmt.Fprintf(stdout, "kind: %s\nkey:  %s\njson: %s\n", id.Kind(), id.Key(), id)
+	fmt.Fprintf(stdout, "kind: %s\nkey:  %s\njson: %s\n", id.Kind(), printable(id.Key().String()), printable(id.String()))
 	return 0
 }
 
 // idArgs checks the arguments of eq and key, which take ids and no flags
 // (so that negative numbers such as -12 are ids): -h prints the usage, an
 // optional leading "--" is dropped, and there must be n arguments.
-func idArgs(args []string, n int, usage string, stdout, stderr io.Writer) ([]string, int, bool) {
+func idArgs(name string, args []string, n int, usage string, stdout, stderr io.Writer) ([]string, int, bool) {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprint(stdout, usage)
+		printHelp(stdout, name, nil)
 		return nil, 0, false
 	}
 	if len(args) > 0 && args[0] == "--" {
@@ -69,17 +73,50 @@ func idArgs(args []string, n int, usage string, stdout, stderr io.Writer) ([]str
 	return args, 0, true
 }
 
-// parseArg parses a command-line id, explaining a failure on stderr.
+// parseArg parses a command-line id, explaining a failure on stderr. The
+// argument is quoted as the user typed it (made safe for the terminal).
 func parseArg(cmd, arg string, stderr io.Writer) (rpcid.ID, error) {
 	id, err := rpcid.Parse([]byte(arg))
 	if err != nil {
-		fmt.Fprintf(stderr, "rpcid %s: %s is not a JSON id: %v\n", cmd, strconv.Quote(arg), err)
-		if arg != "" && arg[0] != '"' && arg != "null" && !looksNumeric(arg) {
-			fmt.Fprintf(stderr, "rpcid %s: a string id is JSON text in quotes; in a shell write '%s'\n", cmd, strconv.Quote(arg))
+		shown := printable(showString(arg))
+		if strings.TrimSpace(arg) == "" {
+			shown = strconv.Quote(arg) + " (empty)"
+		}
+		fmt.Fprintf(stderr, "rpcid %s: %s is not a JSON id: %s\n", cmd, shown, printable(parseReason(err)))
+		if looksLikeBareString(arg) {
+			fmt.Fprintf(stderr, "rpcid %s: a string id is JSON text in quotes; in a shell write '%s'\n", cmd, printable(showString(strconv.Quote(arg))))
+		} else if json.Valid([]byte(arg)) {
+			fmt.Fprintf(stderr, "rpcid %s: %s is %s; a JSON-RPC id is a string, a number or null\n", cmd, shown, jsonTypeName(bytes.TrimLeft([]byte(arg), " \t\r\n")))
 		}
 		return rpcid.ID{}, err
 	}
 	return id, nil
+}
+
+// looksLikeBareString reports whether a refused argument looks like the
+// contents of a string id typed without its quotes (abc, req-1): not JSON
+// of another type, not quoted, not a malformed number.
+func looksLikeBareString(arg string) bool {
+	t := strings.TrimSpace(arg)
+	if t == "" || json.Valid([]byte(t)) || looksNumeric(t) {
+		return false
+	}
+	switch t[0] {
+	case '"', '[', '{', '\'':
+		return false
+	}
+	return true
+}
+
+// parseReason is rpcid.Parse's error without its "rpcid: Parse INPUT: "
+// prefix, which the message already says.
+func parseReason(err error) string {
+	msg := err.Error()
+	var e *rpcid.Error
+	if errors.As(err, &e) {
+		msg = strings.TrimPrefix(msg, "rpcid: "+e.Func+" "+strconv.Quote(e.Input)+": ")
+	}
+	return msg
 }
 
 func looksNumeric(s string) bool {
@@ -97,38 +134,38 @@ func explainEqual(a, b rpcid.ID) (bool, string) {
 	// Now ka <= kb in the order absent, null, int, number, string.
 	switch {
 	case ka == rpcid.KindNull:
-		return equal, "rule 1: null equals only null"
+		return equal, "clause 1: null equals only null"
 	case ka == rpcid.KindInt && kb == rpcid.KindInt:
 		n, _ := a.Int64()
 		m, _ := b.Int64()
 		if equal {
-			return true, fmt.Sprintf("rule 2: both are the integer %d (a number with an exact integer value within int64 is that integer, however it is spelled)", n)
+			return true, fmt.Sprintf("clause 2: both are the integer %d (a number with an exact integer value within int64 is that integer, however it is spelled)", n)
 		}
-		return false, fmt.Sprintf("rule 2: they are the different integers %d and %d", n, m)
+		return false, fmt.Sprintf("clause 2: they are the different integers %d and %d", n, m)
 	case ka == rpcid.KindInt && kb == rpcid.KindNumber:
-		return equal, fmt.Sprintf("rule 3: %s is not an integer within int64, so it equals only numbers of the same exact value, never an integer id", b)
+		return equal, fmt.Sprintf("clause 3: %s is not an integer within int64, so it equals only numbers of the same exact value, never an integer id", b)
 	case ka == rpcid.KindNumber && kb == rpcid.KindNumber:
 		if equal {
-			return true, "rule 3: the two numbers have the same exact value"
+			return true, "clause 3: the two numbers have the same exact value"
 		}
-		return false, "rule 3: the two numbers have different exact values"
+		return false, "clause 3: the two numbers have different exact values"
 	case ka == rpcid.KindInt && kb == rpcid.KindString:
 		n, _ := a.Int64()
 		s, _ := b.StringValue()
 		if equal {
-			return true, fmt.Sprintf("rule 5: %s is the canonical decimal spelling of the integer %d", b, n)
+			return true, fmt.Sprintf("clause 5: %s is the canonical decimal spelling of the integer %d", b, n)
 		}
-		return false, "rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and " +
+		return false, "clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and " +
 			fmt.Sprintf("%s %s", b, whyNotSpelling(s, n))
 	case ka == rpcid.KindNumber && kb == rpcid.KindString:
-		return equal, fmt.Sprintf("rule 5: a string never equals a number that is not an integer within int64, such as %s", a)
+		return equal, fmt.Sprintf("clause 5: a string never equals a number that is not an integer within int64, such as %s", a)
 	case ka == rpcid.KindString && kb == rpcid.KindString:
 		if equal {
-			return true, "rule 6: the strings' decoded contents are identical bytes"
+			return true, "clause 6: the strings' decoded contents are identical bytes"
 		}
-		return false, "rule 6: the strings' decoded contents differ (strings are compared byte for byte after escapes are resolved, with no normalization or case folding)"
+		return false, "clause 6: the strings' decoded contents differ (strings are compared byte for byte after escapes are resolved, with no normalization or case folding)"
 	}
-	return equal, "rule 7: an absent id equals only an absent id"
+	return equal, "clause 7: an absent id equals only an absent id"
 }
 
 // whyNotSpelling says why string s is not the canonical decimal spelling of

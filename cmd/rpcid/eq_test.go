@@ -11,25 +11,25 @@ func TestEq(t *testing.T) {
 		code int
 		want string // the whole output line
 	}{
-		{`"01"`, `1`, 1, `not equal: "01" vs 1: rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero`},
-		{`1`, `"01"`, 1, `not equal: 1 vs "01": rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero`},
-		{`"1"`, `1`, 0, `equal: "1" vs 1: rule 5: "1" is the canonical decimal spelling of the integer 1`},
-		{`-12`, `"-12"`, 0, `equal: -12 vs "-12": rule 5: "-12" is the canonical decimal spelling of the integer -12`},
-		{`"9223372036854775807"`, `9223372036854775807`, 0, `equal: "9223372036854775807" vs 9223372036854775807: rule 5: "9223372036854775807" is the canonical decimal spelling of the integer 9223372036854775807`},
-		{`1.0`, `1`, 0, `equal: 1.0 vs 1: rule 2: both are the integer 1 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
-		{`100e-2`, `1`, 0, `equal: 100e-2 vs 1: rule 2: both are the integer 1 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
-		{`-0`, `0`, 0, `equal: -0 vs 0: rule 2: both are the integer 0 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
-		{`9007199254740993`, `9007199254740992`, 1, `not equal: 9007199254740993 vs 9007199254740992: rule 2: they are the different integers 9007199254740993 and 9007199254740992`},
-		{`1.5`, `15e-1`, 0, `equal: 1.5 vs 15e-1: rule 3: the two numbers have the same exact value`},
-		{`1.5`, `1.25`, 1, `not equal: 1.5 vs 1.25: rule 3: the two numbers have different exact values`},
-		{`1.5`, `1`, 1, `not equal: 1.5 vs 1: rule 3: 1.5 is not an integer within int64, so it equals only numbers of the same exact value, never an integer id`},
-		{`"1.5"`, `1.5`, 1, `not equal: "1.5" vs 1.5: rule 5: a string never equals a number that is not an integer within int64, such as 1.5`},
-		{`null`, `null`, 0, `equal: null vs null: rule 1: null equals only null`},
-		{`null`, `0`, 1, `not equal: null vs 0: rule 1: null equals only null`},
-		{`""`, `null`, 1, `not equal: "" vs null: rule 1: null equals only null`},
-		{`"a"`, `"\u0061"`, 0, `equal: "a" vs "\u0061": rule 6: the strings' decoded contents are identical bytes`},
-		{`"1"`, `"01"`, 1, `not equal: "1" vs "01": rule 6: the strings' decoded contents differ (strings are compared byte for byte after escapes are resolved, with no normalization or case folding)`},
-		{` 7 `, `"7"`, 0, `equal: 7 vs "7": rule 5: "7" is the canonical decimal spelling of the integer 7`},
+		{`"01"`, `1`, 1, `not equal: "01" vs 1: clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero`},
+		{`1`, `"01"`, 1, `not equal: 1 vs "01": clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero`},
+		{`"1"`, `1`, 0, `equal: "1" vs 1: clause 5: "1" is the canonical decimal spelling of the integer 1`},
+		{`-12`, `"-12"`, 0, `equal: -12 vs "-12": clause 5: "-12" is the canonical decimal spelling of the integer -12`},
+		{`"9223372036854775807"`, `9223372036854775807`, 0, `equal: "9223372036854775807" vs 9223372036854775807: clause 5: "9223372036854775807" is the canonical decimal spelling of the integer 9223372036854775807`},
+		{`1.0`, `1`, 0, `equal: 1.0 vs 1: clause 2: both are the integer 1 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
+		{`100e-2`, `1`, 0, `equal: 100e-2 vs 1: clause 2: both are the integer 1 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
+		{`-0`, `0`, 0, `equal: -0 vs 0: clause 2: both are the integer 0 (a number with an exact integer value within int64 is that integer, however it is spelled)`},
+		{`9007199254740993`, `9007199254740992`, 1, `not equal: 9007199254740993 vs 9007199254740992: clause 2: they are the different integers 9007199254740993 and 9007199254740992`},
+		{`1.5`, `15e-1`, 0, `equal: 1.5 vs 15e-1: clause 3: the two numbers have the same exact value`},
+		{`1.5`, `1.25`, 1, `not equal: 1.5 vs 1.25: clause 3: the two numbers have different exact values`},
+		{`1.5`, `1`, 1, `not equal: 1.5 vs 1: clause 3: 1.5 is not an integer within int64, so it equals only numbers of the same exact value, never an integer id`},
+		{`"1.5"`, `1.5`, 1, `not equal: "1.5" vs 1.5: clause 5: a string never equals a number that is not an integer within int64, such as 1.5`},
+		{`null`, `null`, 0, `equal: null vs null: clause 1: null equals only null`},
+		{`null`, `0`, 1, `not equal: null vs 0: clause 1: null equals only null`},
+		{`""`, `null`, 1, `not equal: "" vs null: clause 1: null equals only null`},
+		{`"a"`, `"\u0061"`, 0, `equal: "a" vs "\u0061": clause 6: the strings' decoded contents are identical bytes`},
+		{`"1"`, `"01"`, 1, `not equal: "1" vs "01": clause 6: the strings' decoded contents differ (strings are compared byte for byte after escapes are resolved, with no normalization or case folding)`},
+		{` 7 `, `"7"`, 0, `equal: 7 vs "7": clause 5: "7" is the canonical decimal spelling of the integer 7`},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCmd(t, nil, "eq", tt.a, tt.b)
@@ -64,7 +64,7 @@ func TestEqNearMisses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, out, _ := runCmd(t, nil, "eq", tt.s, tt.n)
-		want := "not equal: " + tt.s + " vs " + tt.n + ": rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "
+		want := "not equal: " + tt.s + " vs " + tt.n + ": clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "
 		if code != 1 || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, " "+tt.why+"\n") {
 			t.Errorf("eq %s %s = %d, %q; want ... %q", tt.s, tt.n, code, out, tt.why)
 		}
@@ -76,9 +76,11 @@ func TestEqInvalid(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"01", "1"}, `"01" is not a JSON id`},
+		{[]string{"01", "1"}, "rpcid eq: 01 is not a JSON id: invalid character '1' after value at byte offset 1: invalid JSON\n"},
 		{[]string{"abc", "1"}, `in a shell write '"abc"'`},
-		{[]string{"1", "true"}, `"true" is not a JSON id`},
+		{[]string{"1", "true"}, "rpcid eq: true is not a JSON id: "},
+		{[]string{"1", "[1]"}, "rpcid eq: [1] is an array; a JSON-RPC id is a string, a number or null\n"},
+		{[]string{"1", "\u202e1"}, "rpcid eq: \\u202e1 is not a JSON id"},
 		{[]string{"1", `{"a":1}`}, `is not a JSON id`},
 		{[]string{"1"}, "usage: rpcid eq"},
 		{[]string{"1", "2", "3"}, "usage: rpcid eq"},
@@ -86,8 +88,22 @@ func TestEqInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCmd(t, nil, append([]string{"eq"}, tt.args...)...)
-		if code != 2 || out != "" || !strings.Contains(errOut, tt.stderr) {
+		if code != 2 || out != "" || !strings.Contains(errOut, tt.stderr) || strings.Contains(errOut, "shell write '\"[") {
 			t.Errorf("eq %q = %d, %q, stderr %q; want 2 and stderr containing %q", tt.args, code, out, errOut, tt.stderr)
+		}
+	}
+}
+
+// The key hint never suggests quoting JSON that is not an id.
+func TestKeyInvalid(t *testing.T) {
+	for arg, want := range map[string]string{
+		"[1]":  "rpcid key: [1] is not a JSON id: array cannot be an id at byte offset 0: value cannot be an id\nrpcid key: [1] is an array; a JSON-RPC id is a string, a number or null\n",
+		"true": "rpcid key: true is not a JSON id: true cannot be an id at byte offset 0: value cannot be an id\nrpcid key: true is a boolean; a JSON-RPC id is a string, a number or null\n",
+		"abc":  "rpcid key: abc is not a JSON id: invalid character 'a' at start of value at byte offset 0: invalid JSON\nrpcid key: a string id is JSON text in quotes; in a shell write '\"abc\"'\n",
+	} {
+		code, out, errOut := runCmd(t, nil, "key", arg)
+		if code != 2 || out != "" || errOut != want {
+			t.Errorf("key %s = %d, %q, stderr %q; want 2 and %q", arg, code, out, errOut, want)
 		}
 	}
 }

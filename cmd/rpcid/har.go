@@ -92,6 +92,7 @@ func (s *session) readHAR(r io.Reader) error {
 					entry--
 					return bad(err)
 				}
+				s.entries++
 				s.harEntry(entry, &e)
 			}
 			if err := expectDelim(dec, ']'); err != nil {
@@ -140,19 +141,25 @@ func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
 	s.entryRequests = s.entryRequests[:0]
 	if e.Request.PostData != nil {
+		s.bodyName = "request"
 		s.body(pos, "request body: ", fromClient, e.Request.PostData)
 	}
+	s.bodyName = "response"
 	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	s.bodyName = ""
 	if st := e.Response.Status; st < 200 || st > 299 {
 		note := "its HTTP exchange got no response"
 		if st > 0 {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
 			if e.Response.StatusText != "" {
-				note += " " + e.Response.StatusText
+				note += " " + showString(e.Response.StatusText)
 			}
 		}
-		for _, r := range s.entryRequests {
-			r.note = note
+		i := s.note(note)
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fNullNote == 0 {
+				r.note = i
+			}
 		}
 	}
 }
@@ -188,6 +195,14 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		s.payload(pos, loc, dir, text, 0)
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
+	default:
+		if mt == "" {
+			mt = "untyped"
+		}
+		if s.skipped == nil {
+			s.skipped = map[string]int{}
+		}
+		s.skipped[showString(mt)]++
 	}
 }
 
@@ -207,17 +222,29 @@ func looksLikeSSE(b []byte) bool {
 // CRLF, LF or CR. An event not followed by a blank line at the end of the
 // body is still read: capture tools often trim trailing newlines.
 func (s *session) sse(pos position, loc string, dir direction, body []byte) {
-	var data []byte
+	var data, typ []byte
 	hasData := false
 	event := 0
 	dispatch := func() {
 		if hasData {
 			event++
-			if len(bytes.TrimSpace(data)) > 0 {
+			switch {
+			case len(typ) > 0 && string(typ) != "message":
+				// Not a message (such as the HTTP+SSE "endpoint" event), as
+				// the SSE standard dispatches it and httpid reads it.
+				t := showString(string(typ))
+				if s.otherEvents == nil {
+					s.otherEvents = map[string]int{}
+				}
+				s.otherEvents[t]++
+				s.c.otherEvents[t]++
+			case len(bytes.TrimSpace(data)) > 0:
+				s.event = event
 				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
+				s.event = 0
 			}
 		}
-		data, hasData = data[:0], false
+		data, typ, hasData = data[:0], typ[:0], false
 	}
 	for len(body) > 0 {
 		i := bytes.IndexAny(body, "\r\n")
@@ -240,12 +267,15 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
-		if string(field) == "data" {
+		switch string(field) {
+		case "data":
 			if hasData {
 				data = append(data, '\n')
 			}
 			data = append(data, value...)
 			hasData = true
+		case "event":
+			typ = append(typ[:0], value...)
 		}
 	}
 	dispatch()

@@ -23,7 +23,7 @@ func TestCheckEscapesControlCharacters(t *testing.T) {
 	if strings.ContainsRune(out, '\x1b') {
 		t.Errorf("output holds a raw ESC:\n%q", out)
 	}
-	if want := `(tools/call\n<stdin>:1: error: \x1b[31mforged\x1b[0m)`; !strings.Contains(lines[0], want) {
+	if want := `(tools/call\n<stdin>:1: error: \u001b[31mforged\u001b[0m)`; !strings.Contains(lines[0], want) {
 		t.Errorf("finding = %q, want it to contain %q", lines[0], want)
 	}
 }

@@ -13,110 +13,214 @@
 //
 // # check
 //
-// Check reads captures and reports id problems. With no FILE it checks an
-// embedded sample capture (a short MCP session through a gateway that turns
-// numeric ids into strings), so that "go run ./cmd/rpcid check" shows what it
-// does. A FILE of "-" is standard input.
+// Check reads captures and reports id problems. With no FILE it reads
+// standard input when that is a pipe or a file with something in it (cat
+// x.jsonl | rpcid check, rpcid check < x.jsonl), and otherwise (a terminal,
+// another character device such as /dev/null, a standard input that is not
+// open or is empty) checks an embedded sample capture (a short MCP session
+// through a gateway that turns numeric ids into strings), saying why on
+// standard error, so that "go run ./cmd/rpcid check" shows what it does
+// wherever it is run. A FILE of "-" is
+// standard input. A directory or a file that cannot be read is reported as
+// "could not read" and not counted as checked.
 //
 // The format of each capture is detected from its content:
 //
-//   - JSON Lines: one JSON-RPC message, or one batch array of messages, per
-//     line, as MCP's stdio transport writes them. A line may start with ">"
-//     for a message sent by the client or "<" for one received from the
-//     server. Lines without a marker are taken as the client's when they are
-//     requests or notifications and as the server's when they are responses.
-//     Empty lines are skipped. Lines have no length limit.
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
-//     it): a JSON object whose first member is "log". Messages are read from
-//     each entry's request.postData.text (sent by the client) and
-//     response.content.text (sent by the server; decoded first when
-//     content.encoding is "base64"), for application/json bodies and for
-//     text/event-stream bodies, whose "data:" events each hold a message.
+//     it): a JSON object with a "log" member, wherever it is, whose value is
+//     an object, and no member of a JSON-RPC message (jsonrpc, id, method,
+//     result, error, params); a first object longer than 1 MiB is decided on
+//     its first 1 MiB. Messages are read from each entry's
+//     request.postData.text (sent by the client) and response.content.text
+//     (sent by the server; decoded first when content.encoding is "base64"),
+//     for application/json (and +json) bodies and for text/event-stream
+//     bodies, whose events of type "" or "message" each hold a message
+//     (events of other types, such as the "endpoint" event of the 2024-11-05
+//     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     Responses are matched to requests across all entries of the file
+//     whatever their order: in the HTTP+SSE transport the GET stream, listed
+//     first, carries the answers to POSTs made later (each answered 202).
+//   - JSON Lines, anything else: one JSON-RPC message, or one batch array of
+//     messages, per line, as MCP's stdio transport writes them. A JSON Lines
+//     file whose first message has a member named "log" is still JSON Lines.
+//     A line may start with ">" for a message sent by the client or "<" for
+//     one received from the server. Lines without a marker are taken as the
+//     client's when they are requests or notifications and as the server's
+//     when they are responses. Empty lines are skipped. Lines have no length
+//     limit.
 //
 // Each finding is printed on its own line as
 //
 //	FILE:LINE: LEVEL: MESSAGE      (JSON Lines; LINE counts from 1)
 //	FILE:entry N: LEVEL: MESSAGE   (HAR; N counts log.entries from 1)
+//	FILE: LEVEL: MESSAGE           (the capture as a whole)
 //
-// in the order found; requests never answered are reported when the capture
-// ends. LEVEL is error or warning. The findings are:
+// in the order found; requests never answered (and HAR responses that found
+// no request) are reported when the capture ends. LEVEL is error or warning.
+// Text from the capture is cut to 64 bytes, and control characters (C0, DEL,
+// C1), line separators and Unicode bidirectional controls are written as
+// JSON escapes such as \u202e, so that no capture can forge or reorder a
+// line. The findings, by kind:
 //
-//   - warning: a response matched its request only under the rule because the
-//     id's JSON type changed in transit (1 sent, "1" received, or the
-//     reverse), or a numeric id's spelling changed (1 sent, 1.0 received).
-//     SDKs that compare type and value drop such a response.
-//   - error: a response whose id matches no pending request. When JavaScript
-//     Number(), Python int() or Rust i64::from_str (the normalizers of the
-//     TypeScript, Python and Rust MCP SDKs) would have matched it to a pending
-//     request, the finding says which, and whether that SDK would accept a
-//     malformed spelling of the id or deliver the response to a different
-//     request.
-//   - error: a request never answered (reported at the request). Requests
-//     cancelled with MCP's notifications/cancelled are exempt.
-//   - error: a request sent while a request with an Equal id is still pending.
-//   - warning: an integer id beyond 2^53-1 in magnitude (JavaScript numbers
-//     cannot hold them exactly), and a fractional id.
-//   - warning: a request with a null id.
-//   - error: a response with a null id (the peer could not read a request),
-//     with its error code and message.
-//   - error: a line, body, event or batch element that is not JSON or not a
-//     JSON-RPC 2.0 message, with its position; checking goes on.
+//   - type-changed, spelling-changed (warning): a response matched its request
+//     only under the rule because the id's JSON type changed in transit (1
+//     sent, "1" received, or the reverse), or a numeric id's spelling changed
+//     (1 sent, 1.0 received). SDKs that compare type and value drop it.
+//   - unmatched-response (error): a response whose id matches no pending
+//     request. When JavaScript Number(), Python int() or Rust i64::from_str
+//     (the normalizers of the TypeScript, Python and Rust MCP SDKs) would have
+//     matched it to a pending request, the finding says which, and whether
+//     that SDK would accept a malformed spelling of the id or deliver the
+//     response to a different request.
+//   - answered-twice (error): a second response to a request already
+//     answered (among the last 65536 answered), with where the first was.
+//   - unanswered-request (error): a request never answered (reported at the
+//     request). Requests cancelled with MCP's notifications/cancelled are
+//     exempt.
+//   - duplicate-id (error): a request sent while a request with an Equal id is
+//     still pending.
+//   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
+//     what goes wrong and for whom: whether a float64 holds it exactly (if not,
+//     the value JavaScript and go-sdk read instead), whether it is beyond int64
+//     (go-sdk overflows, rmcp and C# reject it, Python keeps it), and that the
+//     TypeScript SDK rejects it.
+//   - fractional-id (warning): a number id that is not an integer: go-sdk
+//     truncates it, the TypeScript, Python, Rust and C# SDKs reject it.
+//   - null-request-id (warning): a request with a null id.
+//   - null-id-response (error): a response with a null id, with its cause: the
+//     peer could not read a request (error -32700 or -32600), or it read the
+//     request and dropped the id (a result, or any other error code), then
+//     with the likely request: one pending from the same HTTP exchange, or
+//     else the oldest pending request not already taken by another null-id
+//     response.
+//   - invalid-message (error): a line, body, event or batch element that is not
+//     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
+//     its position, including a message whose jsonrpc, id, method, result or
+//     error member is named twice or only by a case variant ("ID"), which
+//     encoding/json and exact readers read differently; checking goes on.
+//   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
+//     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
+//
+// In a capture without direction markers, findings involving requests say so
+// when a request looks like one the server sent (sampling/createMessage,
+// roots/list, elicitation/create, or ping after initialize): markers would
+// settle which side sent what.
 //
 // A summary line follows the findings. With -json, each finding is printed
-// instead as one JSON object per line, and the summary goes to standard
-// error. Its members are file; line (JSON Lines) or entry (HAR); level; kind,
-// one of type-changed, spelling-changed, unmatched-response,
-// unanswered-request, duplicate-id, unsafe-integer, fractional-id,
-// null-request-id, null-id-response and invalid-message; message, as in the
-// text output; and where they apply id (the id as received, as JSON),
-// request (the related request: line or entry, id and method) and lax (for
-// each normalizer that would have matched: normalizer, value, request, and
-// verdict "malformed" or "different").
+// instead as one JSON object per line (DEL, C1 and bidirectional controls
+// escaped too), and the summary goes to standard error. Its members are file;
+// line (JSON Lines) or entry (HAR), both absent for the capture as a whole;
+// level; kind; message, as in the text output; and where they apply: id (the
+// id as received, as JSON); method (the request's); request (the related
+// request: line or entry, id and method); lax (for each normalizer that would
+// have matched: normalizer, value, request, and verdict "malformed" or
+// "different"); number (integer, int64, float64Exact, float64, goSDK); error
+// (a null-id response's error object); answeredLine or answeredEntry; note
+// (why a request may have gone unanswered); hint (direction markers); and for
+// an invalid message where it is: body ("request" or "response") and event
+// in a HAR entry, element of a batch, column on a line or offset in a body.
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
-// pending and the longest line (JSON Lines) or entry (HAR), not by the size
-// of a capture.
+// pending (about 120 bytes each with integer ids), the last 65536 answered
+// requests (to recognize a second answer), the longest line (JSON Lines) or
+// entry (HAR), and in a HAR the responses waiting for a later request, not
+// by the size of a capture. Output is
+// buffered, and written whenever check waits for input.
 //
 // Exit status: 0 when there are no findings, 1 when there are findings, 2 for
-// usage errors and files that cannot be read.
+// usage errors and files that cannot be read. -h prints this help to
+// standard output.
 //
 // # eq
 //
 // Eq reports whether two wire ids, each given as JSON text, are equal under
-// the rule, and names the clause of the rule that decided it:
+// the rule, and names the clause of the rule that decided it (clauses as
+// numbered in package rpcid's documentation):
 //
 //	$ rpcid eq '"01"' 1
-//	not equal: "01" vs 1: rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero
+//	not equal: "01" vs 1: clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and "01" has a leading zero
 //
-// Exit status: 0 equal, 1 not equal, 2 when an argument is not a valid id.
+// Ids are JSON text: a string id keeps its quotes, which the shell needs
+// quoted in turn ('"01"'); 01 is not JSON at all. Eq takes no flags, so that
+// negative ids such as -12 are ids; a leading "--" is ignored. An argument
+// that is not a valid id is quoted back as typed, with why.
+//
+// Exit status: 0 equal, 1 not equal, 2 when an argument is not a valid id
+// or there are not two arguments. -h prints this help to standard output.
 //
 // # key
 //
 // Key prints the kind, the canonical key (the form all Equal ids share) and
-// the JSON spelling of one wire id given as JSON text. Exit status 2 when it
-// is not a valid id.
+// the JSON spelling of one wire id given as JSON text:
+//
+//	$ rpcid key '"-12"'
+//	kind: string
+//	key:  -12
+//	json: "-12"
+//
+// Ids are JSON text as for eq, and text that would drive a terminal (control
+// and bidirectional characters) is printed as JSON escapes. Exit status: 0,
+// or 2 when the argument is not a valid id or there is not one argument. -h
+// prints this help to standard output.
 //
 // # vectors
 //
 // Vectors prints the conformance vectors file (testdata/vectors.json of the
-// module), which other SDKs can run against their own id handling.
+// module, JSON), which other SDKs can run against their own id handling; see
+// package rpcidtest. It takes no arguments. Exit status: 0, or 2 for a usage
+// error or when standard output cannot be written. -h prints this help to
+// standard output.
 //
 // # proxy
 //
-// Proxy restores response ids for a client that cannot be changed: it runs
-// in front of a gateway reached over HTTP, or in front of a stdio server it
-// starts, and writes each response id that is Equal to a request id the
-// client sent, but spelled differently, back as the client sent it. Run
-// "rpcid proxy -h" for its usage, flags and exit statuses.
+// Proxy restores JSON-RPC response ids that a gateway changed in transit, for
+// a client that cannot be changed: each response id equal under the rpcid
+// rule to a request id the client sent, but spelled differently ("0" for 0),
+// is written back exactly as the client sent it. Nothing else changes.
+//
+// HTTP mode (a URL): listen on ADDR (default 127.0.0.1:8939) and forward each
+// request to URL's scheme and host with the client's own path and query, for
+// MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client
+// at the printed address. Requests whose Host header is not this proxy's
+// address, or whose Origin is a page not on this machine, are refused (DNS
+// rebinding). It prints one line to standard error when listening:
+//
+//	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
+//
+// SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
+// flight get 5 seconds to finish (a second signal ends them at once).
+//
+// stdio mode (after --): start COMMAND, pass standard input to it byte for
+// byte recording each request id, and pass its standard output back line by
+// line with response ids restored; its standard error passes through. It
+// exits with COMMAND's exit status (128+N when signal N ended it); SIGINT,
+// SIGTERM and SIGHUP are passed on to COMMAND.
+//
+// Flags:
+//
+//	-listen ADDR              HTTP mode: address to listen on (default 127.0.0.1:8939;
+//	                          127.0.0.1:0 picks a free port; a non-loopback
+//	                          address exposes the proxy to other machines)
+//	-v                        log each restored id and each response id that
+//	                          matches no request, and a summary on exit
+//	-max-pending N            request ids remembered at most (default 4096)
+//	-max-message-size BYTES   largest message examined; larger ones pass
+//	                          unchanged (default 16777216)
+//
+// Exit status: stdio mode, COMMAND's (127 when it cannot be started); HTTP
+// mode, 0 after SIGINT or SIGTERM, 1 when it cannot listen; 2 for usage
+// errors. -h prints this help to standard output.
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -125,8 +229,9 @@ func main() {
 
 const usageText = `usage:
   rpcid check [-json] [FILE ...]   report id problems in JSON Lines or HAR captures
-                                   (no FILE: an embedded sample; "-": standard input)
-  rpcid eq A B                     are two JSON ids equal under the rule, and why
+                                   (no FILE: standard input, or an embedded sample
+                                   when that is a terminal; "-": standard input)
+  rpcid eq A B                     are two JSON ids equal under the rule, and which clause decides
   rpcid key ID                     kind, canonical key and JSON spelling of an id
   rpcid vectors                    print the conformance vectors (JSON)
   rpcid proxy [-listen ADDR] [-v] URL
@@ -135,7 +240,7 @@ const usageText = `usage:
                                    over HTTP or stdio ("rpcid proxy -h")
 
 Ids are JSON text: quote strings for the shell, as in rpcid eq '"01"' 1.
-Run "go doc github.com/rpcid/rpcid/cmd/rpcid" for details.
+"rpcid COMMAND -h" prints the full usage of a command.
 `
 
 // run is the whole command: it parses args (without the program name),
@@ -161,29 +266,87 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usageText)
 		return 0
 	}
-	fmt.Fprintf(stderr, "rpcid: unknown command %q\n", args[0])
+	fmt.Fprintf(stderr, "rpcid: unknown command %q\n", printable(args[0]))
 	fmt.Fprint(stderr, usageText)
 	return 2
 }
 
-// newFlags returns a flag set for a subcommand that reports to stderr.
+// The command's documentation is its package comment, so that -h and
+// "go doc" say the same.
+//
+//go:embed main.go
+var mainSource string
+
+// help returns the full usage of a command: its synopsis and its section
+// of the package comment, as plain text.
+func help(name string) string {
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(mainSource, "\n") {
+		if !strings.HasPrefix(line, "//") {
+			break
+		}
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), " ")
+		if strings.HasPrefix(line, "# ") {
+			in = line == "# "+name
+			continue
+		}
+		if in {
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimSpace(b.String()) + "\n"
+}
+
+// synopses are the command lines of the subcommands.
+var synopses = map[string]string{
+	"check":   "rpcid check [-json] [FILE ...]",
+	"eq":      "rpcid eq A B",
+	"key":     "rpcid key ID",
+	"vectors": "rpcid vectors",
+	"proxy": "rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL\n" +
+		"       rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]",
+}
+
+// printHelp prints a command's full usage to w.
+func printHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: %s\n\n%s", synopses[name], help(name))
+	if fs != nil {
+		has := false
+		fs.VisitAll(func(*flag.Flag) { has = true })
+		if has {
+			fmt.Fprint(w, "\nFlags:\n")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+		}
+	}
+}
+
+// newFlags returns a flag set for a subcommand: usage errors go to stderr
+// with the synopsis args.
 func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("rpcid "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcid %s %s\n", name, args)
-		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "usage: rpcid %s %s\n\"rpcid %s -h\" prints the full usage.\n", name, args, name)
 	}
 	return fs
 }
 
 // parseFlags parses args with fs. It returns the exit status to use and
-// false when the command should stop: 0 after -h, 2 after a bad flag.
-func parseFlags(fs *flag.FlagSet, args []string) (int, bool) {
+// false when the command should stop: 0 after -h (which prints the full
+// usage to stdout), 2 after a bad flag (reported on stderr).
+func parseFlags(fs *flag.FlagSet, name string, args []string, stdout io.Writer) (int, bool) {
+	usage := fs.Usage
+	fs.Usage = func() {} // printed below: the synopsis after an error, the full usage after -h
+	defer func() { fs.Usage = usage }()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printHelp(stdout, name, fs)
 			return 0, false
 		}
+		usage()
 		return 2, false
 	}
 	return 0, true

@@ -11,6 +11,10 @@ import (
 	"testing"
 )
 
+// devNull as the stdin of a TestBinary case means standard input is
+// os.DevNull.
+const devNull = "\x00devnull"
+
 // TestBinary builds the command and runs it as a user would: exit statuses
 // and output come from the real process.
 func TestBinary(t *testing.T) {
@@ -36,14 +40,21 @@ func TestBinary(t *testing.T) {
 		stdout string // exact, or "" to skip
 		stderr string // substring
 	}{
-		{[]string{"check"}, "", 1, string(sample), "embedded sample"},
+		{[]string{"check"}, devNull, 1, string(sample), "embedded sample"},
+		{[]string{"check"}, `{"jsonrpc":"2.0","id":"01","result":{}}` + "\n", 1,
+			"<stdin>:1: error: response id \"01\" matches no pending request\n" +
+				"checked 1 file: 1 message (0 requests, 1 response, 0 notifications); 1 error, 0 warnings\n", ""},
+		{[]string{"check"}, "", 1, string(sample), "standard input is empty: checking the embedded sample"},
+		{[]string{"check", "-"}, "", 1, "<stdin>: error: nothing to check: the file is empty\n" +
+			"checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 1 error, 0 warnings\n", ""},
+		{[]string{"check", "-h"}, "", 0, "", ""},
 		{[]string{"check", "testdata/clean.jsonl"}, "", 0, "checked 1 file: 12 messages (5 requests, 5 responses, 2 notifications); no findings\n", ""},
 		{[]string{"check", "-"}, `{"jsonrpc":"2.0","id":"01","result":{}}` + "\n", 1,
 			"<stdin>:1: error: response id \"01\" matches no pending request\n" +
 				"checked 1 file: 1 message (0 requests, 1 response, 0 notifications); 1 error, 0 warnings\n", ""},
 		{[]string{"check", "missing.har"}, "", 2, "", "missing.har"},
-		{[]string{"eq", `"01"`, "1"}, "", 1, "not equal: \"01\" vs 1: rule 5: a string equals an integer only when it is the integer's canonical decimal spelling, and \"01\" has a leading zero\n", ""},
-		{[]string{"eq", `"0"`, "0"}, "", 0, "equal: \"0\" vs 0: rule 5: \"0\" is the canonical decimal spelling of the integer 0\n", ""},
+		{[]string{"eq", `"01"`, "1"}, "", 1, "not equal: \"01\" vs 1: clause 5: a string equals an integer only when it is the integer's canonical decimal spelling, and \"01\" has a leading zero\n", ""},
+		{[]string{"eq", `"0"`, "0"}, "", 0, "equal: \"0\" vs 0: clause 5: \"0\" is the canonical decimal spelling of the integer 0\n", ""},
 		{[]string{"eq", "01", "1"}, "", 2, "", "not a JSON id"},
 		{[]string{"key", `"-12"`}, "", 0, "kind: string\nkey:  -12\njson: \"-12\"\n", ""},
 		{[]string{}, "", 2, "", "usage:"},
@@ -51,6 +62,15 @@ func TestBinary(t *testing.T) {
 	for _, tt := range tests {
 		cmd := exec.Command(bin, tt.args...)
 		cmd.Stdin = strings.NewReader(tt.stdin)
+		if tt.stdin == devNull {
+			// A character device, as a terminal is: check shows its sample.
+			f, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdin = f
+		}
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()

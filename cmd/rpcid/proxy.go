@@ -29,44 +29,6 @@ const proxySynopsis = `usage:
   rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
 `
 
-// proxyUsage is the full help of rpcid proxy, printed to standard output by
-// "rpcid proxy -h" and after a usage error to standard error.
-const proxyUsage = proxySynopsis + `
-Proxy restores JSON-RPC response ids that a gateway changed in transit, for a
-client that cannot be changed: each response id equal under the rpcid rule to a
-request id the client sent, but spelled differently ("0" for 0), is written
-back exactly as the client sent it. Nothing else changes.
-
-HTTP mode (a URL): listen on ADDR (default ` + defaultProxyListen + `) and forward each
-request to URL's scheme and host with the client's own path and query, for
-MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client at
-the printed address. Requests whose Host header is not this proxy's address,
-or whose Origin is a page not on this machine, are refused (DNS rebinding).
-Prints one line to standard error when listening:
-  rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
-SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
-flight get 5 seconds to finish (a second signal ends them at once).
-
-stdio mode (after --): start COMMAND, pass standard input to it byte for byte
-recording each request id, and pass its standard output back line by line with
-response ids restored; its standard error passes through. Exits with COMMAND's
-exit status (128+N when signal N ended it); SIGINT, SIGTERM and SIGHUP are
-passed on to COMMAND.
-
-Flags:
-  -listen ADDR              HTTP mode: address to listen on (default ` + defaultProxyListen + `;
-                            127.0.0.1:0 picks a free port; a non-loopback
-                            address exposes the proxy to other machines)
-  -v                        log each restored id and each response id that
-                            matches no request, and a summary on exit
-  -max-pending N            request ids remembered at most (default 4096)
-  -max-message-size BYTES   largest message examined; larger ones pass
-                            unchanged (default 16777216)
-
-Exit status: stdio mode, COMMAND's (127 when it cannot be started); HTTP mode,
-0 after SIGINT or SIGTERM, 1 when it cannot listen; 2 for usage errors.
-`
-
 // proxyConfig is a parsed rpcid proxy command line.
 type proxyConfig struct {
 	listen         string
@@ -124,7 +86,7 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			fmt.Fprint(stdout, proxyUsage)
+			printHelp(stdout, "proxy", nil) // the flags are described in the help text
 			return cfg, 0, false
 		}
 		return usageErr("%v", err)
@@ -272,12 +234,14 @@ func logText(s string) string {
 	return strconv.Quote(s)
 }
 
-// unsafeRune reports whether r, printed raw, would act on a terminal or
+// logUnsafeRune reports whether r, printed raw, would act on a terminal or
 // change how a line reads: a C0 or C1 control or DEL (line breaks, ESC, CSI),
 // a format character (bidi controls such as U+202E, zero-width characters,
 // the soft hyphen), or a line or paragraph separator. utf8.RuneError stands
 // for a byte that is not UTF-8 here; callers tell it from a real U+FFFD.
-func unsafeRune(r rune) bool {
+// It is wider than check.go's unsafeRune: every format character (category
+// Cf), not only the bidi controls.
+func logUnsafeRune(r rune) bool {
 	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
@@ -285,7 +249,7 @@ func unsafeRune(r rune) bool {
 func terminalSafe(s string) bool {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
+		if r == utf8.RuneError && n == 1 || logUnsafeRune(r) {
 			return false
 		}
 		i += n
@@ -305,7 +269,7 @@ func escapeUnsafe(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unsafeRune(r):
+		case logUnsafeRune(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"strconv"
+
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/rpcid/rpcid/httpid"
 	"io"
 	"net"
 	"net/http"
@@ -601,8 +604,14 @@ func TestProxyArgs(t *testing.T) {
 		}
 	}
 	var stdout, stderr strings.Builder
-	if _, code, ok := parseProxyArgs([]string{"-h"}, &stdout, &stderr); ok || code != 0 || stdout.String() != proxyUsage || stderr.Len() != 0 {
+	if _, code, ok := parseProxyArgs([]string{"-h"}, &stdout, &stderr); ok || code != 0 || !strings.Contains(stdout.String(), "rpcid proxy: listening on http://HOST:PORT/PATH") || !strings.Contains(stdout.String(), "-max-message-size BYTES") || stderr.Len() != 0 {
 		t.Errorf("proxy -h: ok %v, status %d, stderr %q; want 0 and the usage on stdout", ok, code, stderr.String())
+	}
+	// The help states the defaults the code uses.
+	for _, want := range []string{"(default " + defaultProxyListen, "(default " + strconv.Itoa(httpid.DefaultMaxPending) + ")", "(default " + strconv.Itoa(httpid.DefaultMaxMessageSize) + ")"} {
+		if !strings.Contains(help("proxy"), want) {
+			t.Errorf("proxy -h does not say %q", want)
+		}
 	}
 	cfg, _, ok := parseProxyArgs([]string{"-v", "--", "npx", "mcp-remote", "--", "-x"}, &stdout, &stderr)
 	if !ok || !cfg.verbose || !cmp.Equal(cfg.command, []string{"npx", "mcp-remote", "--", "-x"}) {

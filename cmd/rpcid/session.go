@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // position is where a message is in a capture: a line of a JSON Lines
-// capture or an entry of a HAR capture, both counted from 1.
+// capture or an entry of a HAR capture, both counted from 1. The zero
+// position is the capture as a whole.
 type position struct {
 	line  int
 	entry int
@@ -27,6 +30,8 @@ func (p position) String() string {
 	return "line " + strconv.Itoa(p.line)
 }
 
+func (p position) n() int64 { return int64(p.line + p.entry) }
+
 // direction is who sent a message.
 type direction int
 
@@ -36,45 +41,60 @@ const (
 	fromServer
 )
 
-// request is a request seen in the capture, pending until answered.
-type request struct {
-	pos    position
-	seq    int      // order of arrival, for stable reports
-	id     rpcid.ID // as parsed
-	raw    []byte   // the id's JSON text as received
-	method string
-	server bool // sent by the server (answered by the client)
-
-	dups      []*request // later requests with an Equal id, sent while this one was pending
-	cancelled bool       // MCP notifications/cancelled named it
-	warned    bool       // its id already drew an unsafe-integer or fractional warning
-	note      string     // why it may have gone unanswered (HAR: the HTTP status)
-}
-
-// side holds the requests one peer has in flight, and indexes of their ids
-// as the lax normalizers see them.
-type side struct {
-	pending rpcid.Pending[*request]
-	js      map[uint64][]*request // JavaScript: the id's double (bits, -0 as +0)
-	py      map[string][]*request // Python: the exact integer value in decimal
-	rs      map[int64][]*request  // Rust: plain integer ids (rmcp reads no other numbers)
+// deferredResponse is a HAR response that matched no request when it was
+// read: in the 2024-11-05 HTTP+SSE transport the GET stream, listed first,
+// carries the answers to POSTs made later.
+type deferredResponse struct {
+	pos   position
+	id    rpcid.ID
+	raw   string
+	side  int
+	taken bool
 }
 
 // session checks one capture.
 type session struct {
-	c             *checker
-	file          string
-	sides         [2]side // [0]: the client's requests, [1]: the server's
-	seq           int
-	entryRequests []*request // requests of the current HAR entry
+	c    *checker
+	file string
+	t    *table
+	seq  uint32
+	har  bool
+	// final: the HAR has been read; deferred responses are matched now.
+	final bool
+
+	msgs []fields // reused by payload
+	// Where the message being read is: HAR body ("request" or
+	// "response") and SSE event, and batch element (0: none).
+	bodyName       string
+	event, element int
+	scanned        []scan.Message // reused by scanText
+	entryRequests  []ref          // HAR: requests of the current entry
+	notes          []string
+	noteIndex      map[string]uint32
+	methods        map[string]string // interned method names, by name: their display form
+	rawMethods     map[string]string // method names, by JSON text
+
+	deferred    []deferredResponse
+	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+
+	// Direction markers (JSON Lines): whether any line had one, and the
+	// first unmarked request with a method only servers send.
+	marked      bool
+	initialized bool
+	serverLike  string // "roots/list (line 3)", or ""
+
+	// What the capture held, for the nothing-to-check finding.
+	messages    int
+	nonBlank    int
+	entries     int
+	skipped     map[string]int // HAR bodies not examined, by media type
+	otherEvents map[string]int // SSE events of other types, by type
+	findings    int
+	bytes       int64
 }
 
 func newSession(c *checker, file string) *session {
-	s := &session{c: c, file: file}
-	for i := range s.sides {
-		s.sides[i] = side{js: map[uint64][]*request{}, py: map[string][]*request{}, rs: map[int64][]*request{}}
-	}
-	return s
+	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
@@ -84,45 +104,50 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 	}
 	f.File, f.Line, f.Entry = s.file, pos.line, pos.entry
 	f.Level, f.Kind, f.Message = level, kind, msg
+	s.findings++
 	s.c.emit(f)
 }
 
 // invalid reports a line, body or element that is not a JSON-RPC message.
 func (s *session) invalid(pos position, loc, msg string) {
-	s.report(pos, levelError, kindInvalid, loc+msg, nil)
+	s.report(pos, levelError, kindInvalid, loc+msg, s.where())
 }
 
-// message handles one JSON object that should be a JSON-RPC 2.0 message.
-// The members are framed with encoding/json; the id itself is read from its
-// raw bytes by rpcid.Parse.
-func (s *session) message(pos position, loc string, dir direction, data []byte) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		s.invalid(pos, loc, fmt.Sprintf("not JSON: %v", err))
+// where returns a finding holding where in a line or entry the message
+// being read is (the facts that loc prefixes give in the text).
+func (s *session) where() *finding {
+	return &finding{Body: s.bodyName, Event: s.event, Element: s.element}
+}
+
+// message handles one JSON object that should be a JSON-RPC 2.0 message,
+// given as the raw values of its members.
+func (s *session) message(pos position, loc string, dir direction, m *fields) {
+	if m.dup != 0 {
+		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0 as every peer reads it: %s named more than once (counting case variants), and peers differ in which one they read (encoding/json reads the last)", memberNames(m.dup)))
 		return
 	}
-	version, ok := m["jsonrpc"]
-	if !ok {
+	if m.fold != 0 {
+		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0 as every peer reads it: %s named only by a case variant (such as \"ID\" for \"id\"), which encoding/json and the Go SDKs read as the member and peers that compare names exactly do not", memberNames(m.fold)))
+		return
+	}
+	if m.version == nil {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: the "jsonrpc" member is missing`)
 		return
 	}
-	var v string
-	if json.Unmarshal(version, &v) != nil || v != "2.0" {
-		s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "jsonrpc" is %s, not "2.0"`, show(version)))
+	if string(m.version) != `"2.0"` && !isVersion20(m.version) {
+		s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "jsonrpc" is %s, not "2.0"`, show(m.version)))
 		return
 	}
-	methodRaw, isCall := m["method"]
-	_, hasResult := m["result"]
-	errRaw, hasError := m["error"]
-	idRaw, hasID := m["id"]
+	isCall, hasResult, hasError, hasID := m.method != nil, m.result != nil, m.errv != nil, m.id != nil
 	var method string
 	switch {
 	case isCall && (hasResult || hasError):
 		s.invalid(pos, loc, `not JSON-RPC 2.0: a message with both "method" and "result" or "error"`)
 		return
 	case isCall:
-		if json.Unmarshal(methodRaw, &method) != nil {
-			s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "method" is %s, not a string`, jsonTypeName(methodRaw)))
+		var ok bool
+		if method, ok = s.methodOf(m.method); !ok {
+			s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "method" is %s, not a string`, jsonTypeName(m.method)))
 			return
 		}
 	case hasResult && hasError:
@@ -138,23 +163,72 @@ func (s *session) message(pos position, loc string, dir direction, data []byte) 
 		return
 	}
 	if isCall && !hasID {
+		s.messages++
 		s.c.counts.notifications++
-		s.notification(dir, method, m["params"])
+		s.notification(dir, method, m.params)
 		return
 	}
-	id, err := rpcid.Parse(idRaw)
+	id, err := rpcid.Parse(m.id)
 	if err != nil {
-		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: %s", show(idRaw), idError(err)))
+		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: %s", show(m.id), idError(err)))
 		return
 	}
+	s.messages++
 	if isCall {
 		s.c.counts.requests++
-		s.request(pos, dir == fromServer, id, idRaw, method)
+		s.request(pos, dir, id, m.id, method)
 		return
 	}
 	s.c.counts.responses++
 	// Without a marker, a response is the server's and answers a client request.
-	s.response(pos, dir != fromClient, id, idRaw, errRaw)
+	s.response(pos, dir != fromClient, id, m.id, m.errv)
+}
+
+// methodOf decodes a method name, sharing the strings of names seen
+// before (allocating nothing for them).
+func (s *session) methodOf(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if m, ok := s.rawMethods[string(raw)]; ok {
+			return m, true
+		}
+	}
+	m, ok := jsonString(raw)
+	if ok && len(s.rawMethods) < 4096 && len(raw) <= 256 {
+		if s.rawMethods == nil {
+			s.rawMethods = map[string]string{}
+		}
+		s.rawMethods[string(raw)] = m
+	}
+	return m, ok
+}
+
+// isVersion20 reports whether a jsonrpc value spelled otherwise than
+// "2.0" (with escapes) is the string 2.0.
+func isVersion20(raw []byte) bool {
+	v, ok := jsonString(raw)
+	return ok && v == "2.0"
+}
+
+// jsonString decodes a JSON string value.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		plain := utf8.Valid(inner)
+		for _, c := range inner {
+			if c == '\\' || c == '"' || c < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(inner), true
+		}
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v, true
 }
 
 // idError says why rpcid.Parse refused an id.
@@ -188,103 +262,300 @@ func (s *session) notification(dir direction, method string, params json.RawMess
 	if err != nil {
 		return
 	}
-	sd := &s.sides[0]
-	if dir == fromServer {
-		sd = &s.sides[1]
-	}
-	if sent, r, ok := sd.pending.Take(id); ok {
-		r.cancelled = true
-		sd.pending.Add(sent, r)
+	// The sender cancels a request it sent.
+	sd := &s.t.sides[sideOf(dir == fromServer)]
+	if x, ok := sd.get(keyOf(id)); ok && s.t.at(x).flags&fAnswered == 0 {
+		s.t.at(x).flags |= fCancelled
 	}
 }
 
+func sideOf(server bool) int {
+	if server {
+		return 1
+	}
+	return 0
+}
+
+// serverMethods are the MCP requests only a server sends (ping is sent by
+// both, and counts after initialize).
+var serverMethods = map[string]bool{"sampling/createMessage": true, "roots/list": true, "elicitation/create": true}
+
+// noteMethod tracks direction markers: it records the first unmarked request
+// whose method suggests the server sent it.
+func (s *session) noteMethod(method string, pos position) {
+	if method == "initialize" {
+		s.initialized = true
+	}
+	if pos.line > 0 && s.serverLike == "" && looksServerSent(method, s.initialized) {
+		s.serverLike = fmt.Sprintf("%s (%s)", showString(method), pos)
+	}
+}
+
+func looksServerSent(method string, initialized bool) bool {
+	return serverMethods[method] || method == "ping" && initialized
+}
+
+// markerHint is the sentence added to findings about who sent what in a
+// capture without direction markers, or "".
+func (s *session) markerHint() string {
+	if s.marked || s.serverLike == "" || s.har {
+		return ""
+	}
+	return "the capture has no direction markers and " + s.serverLike + " looks like a request the server sent: marking each line with > (client) or < (server) would settle which side sent what"
+}
+
+// withHint appends the marker hint to a finding's message when one of
+// the requests it is about (refs) is unmarked and looks server-sent.
+func (s *session) withHint(msg string, f *finding, refs ...ref) string {
+	involved := false
+	for _, x := range refs {
+		if x != none && s.t.at(x).flags&fServerLike != 0 {
+			involved = true
+		}
+	}
+	if !involved {
+		return msg
+	}
+	if h := s.markerHint(); h != "" {
+		f.Hint = h
+		return msg + "; " + h
+	}
+	return msg
+}
+
+// intern returns the display form of a method name, shared between
+// requests.
+func (s *session) intern(method string) string {
+	if m, ok := s.methods[method]; ok {
+		return m
+	}
+	m := showString(method)
+	if len(s.methods) < 4096 && len(method) <= 256 {
+		s.methods[strings.Clone(method)] = m
+	}
+	return m
+}
+
 // request handles a request with an id.
-func (s *session) request(pos position, server bool, id rpcid.ID, raw []byte, method string) {
+func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, method string) {
+	server := dir == fromServer
+	if dir == fromUnknown {
+		s.noteMethod(method, pos)
+	}
 	s.seq++
-	r := &request{pos: pos, seq: s.seq, id: id, raw: append([]byte(nil), raw...), method: method, server: server}
-	r.warned = s.numericWarnings(pos, "request", id, raw)
 	if id.Kind() == rpcid.KindNull {
 		s.report(pos, levelWarning, kindNullRequest,
-			fmt.Sprintf("request %s has a null id: JSON-RPC 2.0 discourages it and MCP forbids it; its response cannot be told from a reply to an unreadable request", methodName(method)),
-			&finding{ID: r.raw})
+			fmt.Sprintf("request %s has a null id: JSON-RPC 2.0 discourages it and MCP forbids it; its response cannot be told from a reply to an unreadable request", methodName(s.intern(method))),
+			&finding{ID: clone(raw), Method: s.intern(method)})
 		return
 	}
-	sd := &s.sides[0]
+	t := s.t
+	x := t.alloc()
+	r := t.at(x)
+	r.pos, r.seq = pos.n(), s.seq
+	t.setMethod(x, s.intern(method))
+	r.flags = fLive
 	if server {
-		sd = &s.sides[1]
+		r.flags |= fServer
 	}
+	if dir == fromUnknown {
+		r.flags |= fUnmarked
+		if looksServerSent(method, s.initialized) {
+			r.flags |= fServerLike
+		}
+	}
+	setID(r, id, raw)
+	if s.numericWarnings(pos, "request", id, raw, t.method(x)) {
+		r.flags |= fWarned
+	}
+	si := sideOf(server)
+	sd := &t.sides[si]
 	if pos.entry > 0 {
-		s.entryRequests = append(s.entryRequests, r) // HAR only: JSON Lines keep no per-line state
+		s.entryRequests = append(s.entryRequests, x)
 	}
-	err := sd.pending.Add(id, r)
-	if errors.Is(err, rpcid.ErrDuplicate) {
-		sent, first, _ := sd.pending.Take(id)
-		first.dups = append(first.dups, r)
-		sd.pending.Add(sent, first)
-		s.report(pos, levelError, kindDuplicate,
-			fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
-				reqWord(server), show(raw), method, first.describe()),
-			&finding{ID: r.raw, Request: first.ref()})
+	key := keyOf(id)
+	if y, ok := sd.get(key); ok {
+		head := t.at(y)
+		if head.flags&fAnswered == 0 {
+			// A duplicate: queue it behind the pending request.
+			if head.dupNext == none {
+				head.dupNext = x
+			} else {
+				t.at(head.dupTail).dupNext = x
+			}
+			head.dupTail = x
+			r.dupNext, r.dupTail = none, none
+			t.pending++
+			t.pendLink(sd, x)
+			f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
+			msg := fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
+				reqWord(server), show(raw), t.method(x), s.describe(y))
+			s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
+			return
+		}
+		head.flags |= fDropped // an answered request whose id is sent again
+	}
+	r.dupNext, r.dupTail = none, none
+	sd.set(key, x)
+	t.pending++
+	t.pendLink(sd, x)
+
+	if needsJS(id) {
+		t.jsLink(sd, x)
+	}
+	if s.har {
+		s.matchDeferred(si, id.Key(), x)
+	}
+}
+
+// setID records the id of request r compactly.
+func setID(r *request, id rpcid.ID, raw []byte) {
+	if n, ok := id.Int64(); ok {
+		r.n = n
+		r.flags |= fInt | fNumber
+		if isCanonicalInt(raw, n) {
+			r.flags |= fCanonInt
+			return
+		}
+	} else if str, ok := id.StringValue(); ok {
+		if isCanonicalDigits(str) {
+			if n, err := strconv.ParseInt(str, 10, 64); err == nil && len(raw) == len(str)+2 {
+				r.n = n
+				r.flags |= fQuotedInt
+				return
+			}
+		}
+		if len(raw) == len(str)+2 && string(raw[1:len(raw)-1]) == str {
+			r.text = str // shares the id's copy
+			r.flags |= fPlainStr
+			return
+		}
+	} else if id.Kind() == rpcid.KindNumber {
+		r.flags |= fNumber
+	}
+	r.text = string(raw)
+}
+
+// isCanonicalInt reports whether raw is the canonical decimal spelling of n.
+func isCanonicalInt(raw []byte, n int64) bool {
+	var buf [20]byte
+	return string(strconv.AppendInt(buf[:0], n, 10)) == string(raw)
+}
+
+// matchDeferred answers the new request x with a HAR response read
+// before it, if one has an Equal id.
+func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
+	m := s.deferredIdx[si]
+	list := m[key]
+	if len(list) == 0 {
 		return
 	}
-	if err != nil {
-		// Add refuses only absent, null and duplicate ids, handled above.
-		s.invalid(pos, "", err.Error())
-		return
+	d := &s.deferred[list[0]]
+	if len(list) == 1 {
+		delete(m, key)
+	} else {
+		m[key] = list[1:]
 	}
-	sd.index(r)
+	d.taken = true
+	s.answer(d.pos, &s.t.sides[si], x, d.id, []byte(d.raw))
+	d.id, d.raw = rpcid.ID{}, "" // keep only the small record
 }
 
 // response handles a response. toClient is true when it answers a request
 // of the client.
 func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw []byte) {
+	si := sideOf(!toClient)
 	if id.Kind() == rpcid.KindNull {
-		s.report(pos, levelError, kindNullResponse,
-			"response with a null id: the peer could not read a request ("+describeError(errRaw)+")",
-			&finding{ID: append([]byte(nil), raw...)})
+		s.nullResponse(pos, si, raw, errRaw)
 		return
 	}
-	sd := &s.sides[0]
-	if !toClient {
-		sd = &s.sides[1]
+	t := s.t
+	sd := &t.sides[si]
+	x, ok := sd.get(keyOf(id))
+	if ok && t.at(x).flags&fAnswered != 0 {
+		r := t.at(x)
+		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)}
+		at := position{line: int(r.ans())}
+		if s.har {
+			at = position{entry: int(r.ans())}
+		}
+		f.AnsweredLine, f.AnsweredEntry = at.line, at.entry
+		msg := fmt.Sprintf("response id %s is a second answer: %s was already answered at %s", show(raw), s.describe(x), at)
+		s.report(pos, levelError, kindAnsweredTwice, s.withHint(msg, f, x), f)
+		return
 	}
-	sent, r, ok := sd.pending.Take(id)
 	if !ok {
-		s.unmatched(pos, sd, id, raw)
-		s.numericWarnings(pos, "response", id, raw)
+		if s.har && !s.final {
+			s.deferResponse(pos, si, id, raw)
+			return
+		}
+		s.unmatched(pos, si, id, raw)
+		s.numericWarnings(pos, "response", id, raw, "")
 		return
 	}
-	sd.unindex(r)
-	if len(r.dups) > 0 {
-		next := r.dups[0]
-		next.dups = r.dups[1:]
-		sd.pending.Add(next.id, next)
-		sd.index(next)
+	s.answer(pos, sd, x, id, raw)
+}
+
+// deferResponse keeps a HAR response that matches no request yet.
+func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
+	if s.deferredIdx[si] == nil {
+		s.deferredIdx[si] = map[rpcid.Key][]int{}
 	}
-	f := &finding{ID: append([]byte(nil), raw...), Request: r.ref()}
+	k := id.Key()
+	s.deferredIdx[si][k] = append(s.deferredIdx[si][k], len(s.deferred))
+	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si})
+}
+
+// answer matches the response at pos (id, raw) to the pending request x.
+func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte) {
+	t := s.t
+	r := t.at(x)
+	key := keyOf(id)
+	t.jsUnlink(sd, x)
+	t.pending--
+	t.pendUnlink(sd, x)
+
+	if next := r.dupNext; next != none {
+		n := t.at(next)
+		n.dupTail = r.dupTail
+		if n.dupTail == next {
+			n.dupTail = none
+		}
+		sd.set(key, next)
+		if needsJS(n.id()) {
+			t.jsLink(sd, next)
+		}
+		r.flags |= fDropped
+	}
+	r.flags |= fAnswered
+	r.setAns(pos.n())
+	r.dupNext, r.dupTail = none, none
+	newFinding := func() *finding { return &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)} }
+	sentString := r.flags&(fQuotedInt|fPlainStr) != 0 || (r.flags&fNumber == 0 && len(r.text) > 0 && r.text[0] == '"')
+	gotString := id.Kind() == rpcid.KindString
 	switch {
-	case sent.Kind() != id.Kind():
+	case sentString != gotString:
+		sentWord, gotWord := "number", "string"
+		if sentString {
+			sentWord, gotWord = "string", "number"
+		}
+		f := newFinding()
 		s.report(pos, levelWarning, kindTypeChanged,
 			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
-				show(raw), r.describe(), typeWord(sent), typeWord(id)), f)
-	case isNumber(id) && string(r.raw) != string(raw):
+				show(raw), s.describe(x), sentWord, gotWord), f)
+	case isNumber(id) && !r.spelled(raw):
+		f := newFinding()
 		s.report(pos, levelWarning, kindSpellingChanged,
 			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed in transit; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-				show(raw), r.describe()), f)
+				show(raw), s.describe(x)), f)
 	}
-	if !r.warned {
-		s.numericWarnings(pos, "response", id, raw)
+	if r.flags&fWarned == 0 {
+		s.numericWarnings(pos, "response", id, raw, t.method(x))
 	}
+	t.remember(x)
 }
 
 func isNumber(id rpcid.ID) bool { return id.Kind() == rpcid.KindInt || id.Kind() == rpcid.KindNumber }
-
-func typeWord(id rpcid.ID) string {
-	if id.Kind() == rpcid.KindString {
-		return "string"
-	}
-	return "number"
-}
 
 func reqWord(server bool) string {
 	if server {
@@ -294,13 +565,25 @@ func reqWord(server bool) string {
 }
 
 // describe names a request for other findings: request 2 (line 7, tools/call).
-func (r *request) describe() string {
-	return fmt.Sprintf("%s %s (%s, %s)", reqWord(r.server), show(r.raw), r.pos, r.method)
+func (s *session) describe(x ref) string {
+	r := s.t.at(x)
+	return fmt.Sprintf("%s %s (%s, %s)", reqWord(r.flags&fServer != 0), show(r.raw()), s.posOf(r), s.t.method(x))
 }
 
-func (r *request) ref() *requestRef {
-	return &requestRef{Line: r.pos.line, Entry: r.pos.entry, ID: r.raw, Method: r.method}
+func (s *session) posOf(r *request) position {
+	if s.har {
+		return position{entry: int(r.pos)}
+	}
+	return position{line: int(r.pos)}
 }
+
+func (s *session) ref(x ref) *requestRef {
+	r := s.t.at(x)
+	p := s.posOf(r)
+	return &requestRef{Line: p.line, Entry: p.entry, ID: r.raw(), Method: s.t.method(x)}
+}
+
+func clone(b []byte) []byte { return append([]byte(nil), b...) }
 
 func methodName(m string) string {
 	if m == "" {
@@ -309,48 +592,200 @@ func methodName(m string) string {
 	return m
 }
 
-// describeError summarizes a response's error member: "error -32700: Parse error".
-func describeError(raw []byte) string {
-	if len(raw) == 0 {
-		return `it carries a "result" instead of an error`
-	}
+// errorInfo is what a finding says about a response's error member.
+type errorInfo struct {
+	code    json.Number // "" when absent or not a number
+	message string
+	text    string // "error -32700: Parse error"
+}
+
+// describeError summarizes a response's error member.
+func describeError(raw []byte) errorInfo {
 	var e struct {
 		Code    json.RawMessage `json:"code"`
 		Message *string         `json:"message"`
 	}
 	if json.Unmarshal(raw, &e) != nil || e.Message == nil {
-		return "error " + show(raw)
+		return errorInfo{text: "error " + show(raw)}
 	}
-	msg := *e.Message
-	if len(msg) > 200 {
-		msg = truncate(msg, 200) + "..."
+	info := errorInfo{message: *e.Message}
+	msg := showString(*e.Message)
+	var n json.Number
+	if len(e.Code) > 0 && json.Unmarshal(e.Code, &n) == nil {
+		info.code = n
 	}
 	if len(e.Code) > 0 {
-		return fmt.Sprintf("error %s: %s", show(e.Code), msg)
+		info.text = fmt.Sprintf("error %s: %s", show(e.Code), msg)
+	} else {
+		info.text = "error: " + msg
 	}
-	return "error: " + msg
+	return info
 }
 
-// finish reports the requests never answered, in the order they were sent.
-func (s *session) finish() {
-	var open []*request
-	for i := range s.sides {
-		for _, r := range s.sides[i].pending.All() {
-			open = append(open, r)
-			open = append(open, r.dups...)
+// nullResponse reports a response with a null id. JSON-RPC 2.0 section 5:
+// the id is null only "if there was an error in detecting the id in the
+// Request object (e.g. Parse error/Invalid Request)"; any other null-id
+// response means the peer read the request and dropped its id.
+func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
+	f := &finding{ID: clone(raw)}
+	var msg string
+	read := true
+	if errRaw == nil {
+		msg = "response with a null id carries a result: the peer read a request and answered it, but dropped its id"
+	} else {
+		info := describeError(errRaw)
+		if len(errRaw) <= 1024 {
+			f.Error = clone(errRaw)
+		}
+		switch info.code {
+		case "-32700", "-32600":
+			read = false
+			msg = "response with a null id: the peer could not read a request (" + info.text + ")"
+		case "":
+			msg = "response with a null id: its error has no numeric code, so whether the peer read a request is unknown (" + info.text + ")"
+			read = false
+		default:
+			msg = fmt.Sprintf("response with a null id (%s): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error %s shows the peer read the request and dropped its id", info.text, info.code)
 		}
 	}
-	slices.SortFunc(open, func(a, b *request) int { return a.seq - b.seq })
-	for _, r := range open {
-		if r.cancelled {
+	if read {
+		if x, how := s.likely(si); x != none {
+			f.Request = s.ref(x)
+			msg += "; likely the answer to " + s.describe(x) + ", " + how
+			if n := pos.n(); n <= math.MaxUint32 {
+				r := s.t.at(x)
+				r.note, r.flags = uint32(n), r.flags|fNullNote
+			}
+			s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
+		}
+	}
+	s.report(pos, levelError, kindNullResponse, msg, f)
+}
+
+// note returns the index+1 of a note in s.notes, adding it if new.
+func (s *session) note(text string) uint32 {
+	i, ok := s.noteIndex[text]
+	if !ok {
+		if len(s.notes) >= 4096 {
+			return 0 // so many distinct HTTP statuses: no note, and bounded memory
+		}
+		s.notes = append(s.notes, text)
+		i = uint32(len(s.notes))
+		s.noteIndex[text] = i
+	}
+	return i
+}
+
+// likely returns the request a null-id response most likely answers: in a
+// HAR, a pending request of the same HTTP exchange; else the latest request
+// of that side, if still pending.
+func (s *session) likely(si int) (ref, string) {
+	server := si == 1
+	for _, x := range s.entryRequests {
+		r := s.t.at(x)
+		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
+			return x, "sent in the same HTTP exchange"
+		}
+	}
+	if s.har {
+		return none, ""
+	}
+	if x := s.t.sides[si].pendHead; x != none {
+		return x, "the oldest pending request not already taken by a null-id response"
+	}
+	return none, ""
+}
+
+// finish reports the HAR responses that never found a request and the
+// requests never answered, in the order they were sent.
+func (s *session) finish() {
+	s.final = true
+	for i := range s.deferred {
+		if d := &s.deferred[i]; !d.taken {
+			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
+		}
+	}
+	var open []ref
+	for i := range s.t.slab {
+		if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
+			open = append(open, ref(i))
+		}
+	}
+	slices.SortFunc(open, func(a, b ref) int {
+		if s.t.before(a, b) {
+			return -1
+		}
+		return 1
+	})
+	for _, x := range open {
+		r := s.t.at(x)
+		if r.flags&fCancelled != 0 {
 			continue
 		}
-		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.server), show(r.raw), r.method)
-		if r.note != "" {
-			msg += " (" + r.note + ")"
+		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
+		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
+		switch {
+		case r.flags&fNullNote != 0:
+			at := position{line: int(r.note)}
+			if s.har {
+				at = position{entry: int(r.note)}
+			}
+			f.Note = fmt.Sprintf("the response with a null id at %s is likely its answer", at)
+			msg += " (" + f.Note + ")"
+		case r.note > 0:
+			f.Note = s.notes[r.note-1]
+			msg += " (" + f.Note + ")"
 		}
-		s.report(r.pos, levelError, kindUnanswered, msg, &finding{ID: r.raw})
+		msg = s.withHint(msg, f, x)
+		s.report(s.posOf(r), levelError, kindUnanswered, msg, f)
 	}
+	if s.messages == 0 {
+		s.nothingToCheck()
+	}
+}
+
+// nothingToCheck reports a capture without a JSON-RPC message: an empty
+// or truncated capture must not pass as clean.
+func (s *session) nothingToCheck() {
+	var what string
+	switch {
+	case s.har && s.entries == 0:
+		what = "the HAR file has no entries"
+	case s.har:
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries, "entry"))
+		if s.entries == 1 {
+			what = "its 1 entry has no JSON-RPC 2.0 message"
+		}
+		var parts []string
+		for _, k := range sortedKeys(s.skipped) {
+			parts = append(parts, fmt.Sprintf("%d %s", s.skipped[k], k))
+		}
+		for _, k := range sortedKeys(s.otherEvents) {
+			parts = append(parts, fmt.Sprintf("%s of type %s", plural(s.otherEvents[k], "event"), showString(k)))
+		}
+		if len(parts) > 0 {
+			what += " (bodies not examined: " + strings.Join(parts, ", ") + ")"
+		}
+	case s.nonBlank == 0 && s.bytes == 0:
+		what = "the file is empty"
+	case s.nonBlank == 0:
+		what = "the file has only blank lines"
+	default:
+		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
+		if s.nonBlank == 1 {
+			what = "its only non-blank line is not a JSON-RPC 2.0 message"
+		}
+	}
+	s.report(position{}, levelError, kindNothing, "nothing to check: "+what, nil)
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // maxSafe is 2^53-1, the largest integer below which JavaScript numbers
@@ -358,38 +793,179 @@ func (s *session) finish() {
 const maxSafe = 1<<53 - 1
 
 // numericWarnings warns about a numeric id beyond 2^53-1 in magnitude or
-// with a fractional part, and reports whether it did.
-func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []byte) bool {
-	var integral bool
+// with a fractional part, and reports whether it did. The reasons are
+// those of the SDK survey: the TypeScript SDK's schema accepts only safe
+// integers; JSON.parse and go-sdk read ids through float64, which rounds
+// what it cannot hold and which go-sdk then converts to int64 (truncating a
+// fraction, overflowing beyond int64); rmcp and the C# SDK read only
+// integers within int64; Python keeps any integer exactly.
+func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []byte, method string) bool {
+	facts, ok := numberFactsOf(id, raw)
+	if !ok {
+		return false
+	}
+	f := &finding{ID: clone(raw), Number: facts}
+	f.Method = method
+	if !facts.Integer {
+		msg := fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; ", what, show(raw))
+		if facts.GoSDK == "overflow" {
+			msg += "go-sdk's conversion to int64 overflows"
+		} else {
+			msg += "go-sdk truncates it to " + facts.GoSDK + ", which can match a request with that id"
+		}
+		msg += ", the TypeScript, Python, Rust (rmcp) and C# SDKs reject it, and sourcegraph/jsonrpc2 closes the connection"
+		s.report(pos, levelWarning, kindFractional, msg, f)
+		return true
+	}
+	var parts []string
+	if !facts.Int64 {
+		bound := "above 2^63-1"
+		if raw[0] == '-' {
+			bound = "below -2^63"
+		}
+		// Python's json module reads an integer spelling as an exact int
+		// and any other spelling as a float.
+		python := "the Python SDK keeps it exactly"
+		if !isPlainInt(raw) {
+			python = "the Python SDK reads it as a float"
+		}
+		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, rmcp and the C# SDK reject it, and %s", what, show(raw), bound, python))
+		if facts.Float64Exact {
+			parts = append(parts, "float64 holds it exactly")
+		} else {
+			readers := "JavaScript's JSON.parse reads"
+			if !isPlainInt(raw) {
+				readers = "JavaScript's JSON.parse and Python read"
+			}
+			parts = append(parts, "it is not exactly representable as a float64 ("+readers+" it as "+facts.Float64+")")
+		}
+	} else {
+		bound := "above 2^53-1"
+		if raw[0] == '-' {
+			bound = "below -(2^53-1)"
+		}
+		if facts.Float64Exact {
+			parts = append(parts, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read it correctly", what, show(raw), bound))
+		} else {
+			gosdk := facts.GoSDK
+			if gosdk == "overflow" {
+				gosdk = "an overflowed int64"
+			}
+			readers := "JavaScript's JSON.parse and go-sdk read it as " + facts.Float64
+			if gosdk != facts.Float64 {
+				readers = "JavaScript's JSON.parse reads it as " + facts.Float64 + " and go-sdk as " + gosdk
+			}
+			parts = append(parts, fmt.Sprintf("%s id %s is %s and not exactly representable as a float64: %s, which can match a different request",
+				what, show(raw), bound, readers))
+		}
+	}
+	parts = append(parts, "the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)")
+	s.report(pos, levelWarning, kindUnsafeInteger, strings.Join(parts, "; "), f)
+	return true
+}
+
+// numberFacts are what a numeric id becomes in the SDKs that read ids
+// through float64 or int64 ("-json": the number member).
+type numberFacts struct {
+	// Integer: the value is an integer. Int64: it is within int64.
+	Integer bool `json:"integer"`
+	Int64   bool `json:"int64"`
+	// Float64Exact: a float64 holds the value exactly. Float64 is the
+	// value JSON.parse gives, in JavaScript's spelling, when it does not.
+	Float64Exact bool   `json:"float64Exact"`
+	Float64      string `json:"float64,omitempty"`
+	// GoSDK is what go-sdk's int64(float64) conversion makes of the id:
+	// an integer in decimal, or "overflow"; omitted when it is exact.
+	GoSDK string `json:"goSDK,omitempty"`
+}
+
+// numberFactsOf returns the facts of a numeric id worth a warning: an
+// integer beyond 2^53-1 in magnitude or a fractional value.
+func numberFactsOf(id rpcid.ID, raw []byte) (*numberFacts, bool) {
+	var facts *numberFacts
 	switch id.Kind() {
 	case rpcid.KindInt:
 		n, _ := id.Int64()
 		if -maxSafe <= n && n <= maxSafe {
-			return false
+			return nil, false
 		}
-		integral = true
+		facts = &numberFacts{Integer: true, Int64: true}
 	case rpcid.KindNumber:
 		text, _ := id.Number()
-		integral = numberIsIntegral(string(text))
+		facts = &numberFacts{Integer: numberIsIntegral(string(text))}
 	default:
+		return nil, false
+	}
+	f := jsValue(raw)
+	facts.Float64Exact = float64Exact(raw, f)
+	if !facts.Float64Exact {
+		facts.Float64 = jsString(f)
+	}
+	if !facts.Float64Exact || !facts.Integer {
+		if t := math.Trunc(f); t >= -(1<<63) && t < 1<<63 {
+			facts.GoSDK = strconv.FormatInt(int64(t), 10)
+		} else {
+			facts.GoSDK = "overflow"
+		}
+	}
+	if !facts.Int64 && facts.Integer {
+		facts.GoSDK = "overflow"
+	}
+	return facts, true
+}
+
+// float64Exact reports whether f, the double nearest to the JSON number
+// raw, is exactly raw's value.
+func float64Exact(raw []byte, f float64) bool {
+	if math.IsInf(f, 0) {
 		return false
 	}
-	f := &finding{ID: append([]byte(nil), raw...)}
-	if !integral {
-		s.report(pos, levelWarning, kindFractional,
-			fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; SDKs that read ids as integers truncate or reject it", what, show(raw)), f)
-		return true
+	d, e, ok := decimalParts(string(raw))
+	if !ok {
+		return false
 	}
-	bound := "above 2^53-1"
-	if raw[0] == '-' {
-		bound = "below -(2^53-1)"
+	if d == "" {
+		return f == 0
 	}
-	msg := fmt.Sprintf("%s id %s is %s: JavaScript peers cannot hold such ids exactly", what, show(raw), bound)
-	if js := jsString(jsValue(raw)); js != string(raw) {
-		msg += " (JSON.parse gives " + js + ")"
+	// The value is d × 10^e. A double has at most 767 significant decimal
+	// digits and is below 10^309; beyond that no comparison is needed. A
+	// double is m × 2^k with m < 2^53, so for e > 0 the odd part of
+	// d × 5^e × 2^e must be below 2^53, impossible for e > 22.
+	if len(d) > 800 || e > 22 || int64(len(d))+e > 330 || e < -1100 {
+		return false
 	}
-	s.report(pos, levelWarning, kindUnsafeInteger, msg, f)
-	return true
+	want, ok := new(big.Rat).SetString(d + "e" + strconv.FormatInt(e, 10))
+	if !ok {
+		return false
+	}
+	got := new(big.Rat)
+	got.SetFloat64(math.Abs(f))
+	return got.Cmp(want) == 0
+}
+
+// decimalParts returns the significant digits d (no leading or trailing
+// zeros, "" for zero) and exponent e of the JSON number text t, whose
+// absolute value is d × 10^e.
+func decimalParts(t string) (string, int64, bool) {
+	t = strings.TrimPrefix(t, "-")
+	mant, exp := t, int64(0)
+	if i := strings.IndexAny(t, "eE"); i >= 0 {
+		mant = t[:i]
+		x := t[i+1:]
+		x = strings.TrimPrefix(x, "+")
+		v, err := strconv.ParseInt(x, 10, 64)
+		if err != nil || v > 1<<40 || v < -(1<<40) {
+			return "", 0, false
+		}
+		exp = v
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := intPart + frac
+	exp -= int64(len(frac))
+	trimmed := strings.TrimRight(digits, "0")
+	exp += int64(len(digits) - len(trimmed))
+	trimmed = strings.TrimLeft(trimmed, "0")
+	return trimmed, exp, true
 }
 
 // numberIsIntegral reports whether the JSON number t has an integer value.
@@ -419,53 +995,6 @@ func numberIsIntegral(t string) bool {
 	}
 	scale := exp - int64(len(frac)) + int64(len(digits)-len(trimmed))
 	return scale >= 0
-}
-
-// index records r's id as each lax normalizer's SDK holds a pending id.
-// Only numeric ids are indexed: these SDKs normalize the response id and
-// look it up among numeric request ids.
-func (sd *side) index(r *request) {
-	if !isNumber(r.id) {
-		return
-	}
-	k := jsKey(jsValue(r.raw))
-	sd.js[k] = append(sd.js[k], r)
-	if n, ok := r.id.Int64(); ok {
-		sd.py[strconv.FormatInt(n, 10)] = append(sd.py[strconv.FormatInt(n, 10)], r)
-		if isPlainInt(r.raw) {
-			sd.rs[n] = append(sd.rs[n], r)
-		}
-	} else if isPlainInt(r.raw) {
-		sd.py[string(r.raw)] = append(sd.py[string(r.raw)], r)
-	}
-}
-
-// unindex removes r from the indexes.
-func (sd *side) unindex(r *request) {
-	if !isNumber(r.id) {
-		return
-	}
-	remove := func(list []*request) []*request {
-		return slices.DeleteFunc(list, func(x *request) bool { return x == r })
-	}
-	k := jsKey(jsValue(r.raw))
-	if sd.js[k] = remove(sd.js[k]); len(sd.js[k]) == 0 {
-		delete(sd.js, k)
-	}
-	if n, ok := r.id.Int64(); ok {
-		key := strconv.FormatInt(n, 10)
-		if sd.py[key] = remove(sd.py[key]); len(sd.py[key]) == 0 {
-			delete(sd.py, key)
-		}
-		if sd.rs[n] = remove(sd.rs[n]); len(sd.rs[n]) == 0 {
-			delete(sd.rs, n)
-		}
-	} else if isPlainInt(r.raw) {
-		key := string(r.raw)
-		if sd.py[key] = remove(sd.py[key]); len(sd.py[key]) == 0 {
-			delete(sd.py, key)
-		}
-	}
 }
 
 // jsKey is the key of a JavaScript Map for a number: SameValueZero treats
@@ -498,45 +1027,54 @@ func isPlainInt(raw []byte) bool {
 
 // unmatched reports a response whose id matches no pending request, and
 // what the lax normalizers would have done with it.
-func (s *session) unmatched(pos position, sd *side, id rpcid.ID, raw []byte) {
+func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
+	t := s.t
+	sd := &t.sides[si]
 	var lax []laxMatch
-	var reqs []*request
-	add := func(name, value string, r *request) {
+	var reqs []ref
+	add := func(name, value string, x ref) {
 		verdict := "different"
 		if str, ok := id.StringValue(); ok {
-			if v, ok := lenientNumber(str); ok && rpcid.Equal(v, r.id) {
+			if v, ok := lenientNumber(str); ok && rpcid.Equal(v, t.at(x).id()) {
 				verdict = "malformed"
 			}
 		}
-		lax = append(lax, laxMatch{Normalizer: name, Value: value, Verdict: verdict, Request: *r.ref()})
-		reqs = append(reqs, r)
+		lax = append(lax, laxMatch{Normalizer: name, Value: value, Verdict: verdict, Request: *s.ref(x)})
+		reqs = append(reqs, x)
 	}
+	numeric := func(r *request) bool { return r.flags&fNumber != 0 }
 	if str, ok := id.StringValue(); ok {
 		if f := jsNumber(str); !math.IsNaN(f) {
-			if list := sd.js[jsKey(f)]; len(list) > 0 {
-				add("JavaScript Number()", jsString(f), list[0])
+			if x := t.jsFind(sd, f); x != none {
+				add("JavaScript Number()", jsString(f), x)
 			}
 		}
 		if v, ok := pyInt(str); ok {
-			if list := sd.py[v]; len(list) > 0 {
-				add("Python int()", v, list[0])
+			if pid, err := rpcid.Parse([]byte(v)); err == nil {
+				x := t.firstPending(sd, pid, func(r *request) bool {
+					return numeric(r) && (r.flags&fInt != 0 || isPlainInt(r.raw()))
+				})
+				if x != none {
+					add("Python int()", v, x)
+				}
 			}
 		}
 		if n, ok := rustI64(str); ok {
-			if list := sd.rs[n]; len(list) > 0 {
-				add("Rust i64::from_str", strconv.FormatInt(n, 10), list[0])
+			x := t.firstPending(sd, rpcid.Int(n), func(r *request) bool { return numeric(r) && isPlainInt(r.raw()) })
+			if x != none {
+				add("Rust i64::from_str", strconv.FormatInt(n, 10), x)
 			}
 		}
 	} else if isNumber(id) {
 		// JSON.parse has already made the id a double; the TypeScript SDK
 		// looks that double up among the numeric request ids.
 		f := jsValue(raw)
-		if list := sd.js[jsKey(f)]; len(list) > 0 {
-			add("JavaScript Number()", jsString(f), list[0])
+		if x := t.jsFind(sd, f); x != none {
+			add("JavaScript Number()", jsString(f), x)
 		}
 	}
 	msg := fmt.Sprintf("response id %s matches no pending request", show(raw))
-	if sd == &s.sides[1] {
+	if si == 1 {
 		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
 	}
 	// Group the normalizers that agree on value, request and verdict.
@@ -553,7 +1091,7 @@ func (s *session) unmatched(pos position, sd *side, id rpcid.ID, raw []byte) {
 		if j-i > 1 {
 			verb = "read"
 		}
-		msg += fmt.Sprintf("; %s %s it as %s and would deliver it to %s", joinAnd(names), verb, truncate(lax[i].Value, 64), reqs[i].describe())
+		msg += fmt.Sprintf("; %s %s it as %s and would deliver it to %s", joinAnd(names), verb, truncate(lax[i].Value, 64), s.describe(reqs[i]))
 		if lax[i].Verdict == "malformed" {
 			msg += ", accepting a malformed spelling of that id"
 		} else {
@@ -561,7 +1099,8 @@ func (s *session) unmatched(pos position, sd *side, id rpcid.ID, raw []byte) {
 		}
 		i = j
 	}
-	s.report(pos, levelError, kindUnmatched, msg, &finding{ID: append([]byte(nil), raw...), Lax: lax})
+	f := &finding{ID: clone(raw), Lax: lax}
+	s.report(pos, levelError, kindUnmatched, msg, f)
 }
 
 // joinAnd joins names as "A", "A and B" or "A, B and C".
@@ -572,12 +1111,24 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// showMax is the length to which ids, method names and other text from a
+// capture are cut in findings.
+const showMax = 64
+
 // show returns JSON text for a message, cut to a readable length.
 func show(raw []byte) string {
-	const max = 64
 	s := string(raw)
-	if len(raw) > max+8 {
-		s = truncate(s, max) + fmt.Sprintf("... (%d bytes)", len(raw))
+	if len(raw) > showMax+8 {
+		s = truncate(s, showMax) + fmt.Sprintf("... (%d bytes)", len(raw))
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// showString returns text from a capture (a method name, an error
+// message), cut like ids.
+func showString(s string) string {
+	if len(s) > showMax+8 {
+		s = truncate(s, showMax) + fmt.Sprintf("... (%d bytes)", len(s))
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -9,7 +9,7 @@ import (
 
 func runVectors(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("vectors", "", stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseFlags(fs, "vectors", args, stdout); !ok {
 		return code
 	}
 	if fs.NArg() != 0 {

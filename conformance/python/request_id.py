@@ -1,10 +1,11 @@
 """JSON-RPC request id equality by the rpcid rule, for Python SDKs.
 
 One dependency-free file (standard library only): copy it into an SDK.
-It is meant as a drop-in fix for normalizers such as python-sdk's
+It is meant to replace normalizers such as python-sdk's
 ``BaseSession._normalize_request_id``, which calls ``int()`` on string ids
 and so takes ``" 1"``, ``"+1"``, ``"01"``, ``"1_0"`` (as 10) and non-ASCII
-digits for integers.
+digits for integers. Key both the table of pending requests and the lookup
+with ``request_id_key``: its keys are tuples, not ids.
 
 The rule (https://github.com/rpcid/rpcid, docs/request-id-equality.md):
 numbers are equal by exact value whatever their spelling (1 = 1.0 = 1e0,
@@ -16,9 +17,16 @@ equal when they are identical; a string never equals a fractional number.
 The functions take ids as ``json.loads`` or pydantic return them: ``int``,
 ``str``, ``float`` and ``decimal.Decimal``. ``bool`` is not an id here,
 although it is an ``int`` subclass. ``json.loads`` reads numbers with a
-fraction or exponent as ``float``, which rounds (``0.1``, ``1e400`` as
-``inf``); ``json.loads(text, parse_float=decimal.Decimal)`` keeps every
-number exact, and integers are exact either way.
+fraction or exponent as ``float``, which rounds: ``1e400`` reads as ``inf``,
+and a response id ``1e-400`` reads as ``0.0`` and ``1.0000000000000001`` as
+``1.0``, so that they would settle pending requests 0 and 1, which the rule
+says they do not answer. ``json.loads(text, parse_float=decimal.Decimal)``
+keeps exact every number that a Decimal can hold (integers are exact either
+way). It raises ``decimal.InvalidOperation`` for a number of magnitude
+10**(10**18) or more, some of which are ids under the rule
+(``12e999999999999999999``), and for some exponents of 20 or more digits,
+even on a zero (``0e99999999999999999999`` is the id 0): such a message is
+refused, which settles no wrong request but misses those ids.
 
 In a response loop::
 
@@ -52,27 +60,35 @@ def request_id_key(id):
     same id under the rule, for use as dict keys:
 
     - an integer within int64 (an int, an integral float or Decimal, or a
-      str in canonical decimal) gives ``("int", n)``;
+      str in canonical decimal) gives ``("int", n)``, n an ``int``;
     - any other number gives ``("number", sign, digits, exponent)``, its
       exact value as sign * digits * 10**exponent in lowest terms;
-    - any other str gives ``("string", s)``.
+    - any other str gives ``("string", s)``, s a ``str``.
+
+    Subclasses of int (but not bool), float, str and Decimal are taken by
+    their value.
 
     None is returned for None (a request id is never null, and a null
     response id answers no request), bool, NaN and infinities, numbers whose
     exponent in lowest terms is 10**18 or more in magnitude, str holding a
     lone surrogate (not Unicode text), and every other type.
     """
+    # A subclass of int, str or Decimal is the id its value is: take the
+    # value as the exact built-in type first, so that no method the subclass
+    # overrides (__eq__, __hash__, __len__, as_tuple) decides the key.
     if isinstance(id, bool):
         return None
     if isinstance(id, int):
+        id = int.__int__(id)
         if _INT64_MIN <= id <= _INT64_MAX:
             return ("int", id)
         return _number_key(Decimal(id))
     if isinstance(id, float):
         return _number_key(Decimal(id))  # Decimal(float) is exact
     if isinstance(id, Decimal):
-        return _number_key(id)
+        return _number_key(Decimal(id))  # a plain Decimal of the same value
     if isinstance(id, str):
+        id = str.__str__(id)
         if _LONE_SURROGATE.search(id):
             return None
         # An int64 has at most 20 characters ("-9223372036854775808"); the

@@ -85,6 +85,16 @@ def _representable(raw, value):
     return math.isfinite(value) and Decimal(value) == exact
 
 
+def _key_from_vector(key):
+    """The key request_id.py must give, from a vector's key spelling."""
+    if key.startswith('"'):
+        return ("string", json.loads(key))
+    if re.fullmatch(r"-?[0-9]+", key) and -(2**63) <= int(key) < 2**63:
+        return ("int", int(key))
+    m = re.fullmatch(r"(-?)([1-9][0-9]*)(?:e(-?[0-9]+))?", key)
+    return ("number", 1 if m.group(1) else 0, m.group(2), int(m.group(3) or 0))
+
+
 def _run(exact):
     with open(_VECTORS, encoding="utf-8") as f:
         vectors = json.load(f)
@@ -113,6 +123,8 @@ def _run(exact):
         if key is None:
             failures.append("%s: valid %s but has no key" % (name, v["kind"]))
             continue
+        if key != _key_from_vector(v["key"]):
+            failures.append("%s: key %r, want %r (vector key %s)" % (name, key, _key_from_vector(v["key"]), v["key"]))
         for label in ("canonical", "key"):
             other = v[label].encode("utf-8")
             if not _representable(other, _decode(other, exact)):
@@ -172,6 +184,51 @@ class VectorsTest(unittest.TestCase):
                             "%s is not representable as Decimal, yet spells no exponent of 18 or more digits" % name)
 
 
+class CasesTest(unittest.TestCase):
+    """request_id.py on the (sent, received) checks the SDK matrix runs
+    (../testdata/cases.json), as an SDK would use it: a request pending
+    under the sent id's key, the response looked up under the received
+    id's key."""
+
+    def run_cases(self, exact):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "cases.json")
+        with open(path, encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        tally = {"checks": 0, "unsendable": 0, "agreed": 0, "wrong": 0, "missed": 0, "common_wrong": 0}
+        lossy = []
+        for c in cases:
+            rs, rr = bytes.fromhex(c["sent_hex"]), bytes.fromhex(c["received_hex"])
+            s, r = _decode(rs, exact), _decode(rr, exact)
+            sent = None if isinstance(s, (_Invalid, _Unrepresentable)) else request_id_key(s)
+            if sent is None:
+                tally["unsendable"] += 1
+                continue
+            tally["checks"] += 1
+            got = not isinstance(r, (_Invalid, _Unrepresentable)) and request_id_key(r) == sent
+            if got == c["want"]:
+                tally["agreed"] += 1
+                continue
+            tally["wrong" if got else "missed"] += 1
+            if got and re.fullmatch(rb"0|[1-9][0-9]*", rs) and int(rs) < 2**53:
+                tally["common_wrong"] += 1
+            # Every disagreement involves an id the decoder cannot hold exactly.
+            self.assertFalse(_representable(rs, s) and _representable(rr, r),
+                             "case %d %s: disagrees, yet both ids decode exactly" % (c["i"], c["vector"]))
+            lossy.append("%s: sent %s received %s" % (c["vector"], rs.decode("latin-1"), rr.decode("latin-1")))
+        print("\nrequest_id.py with %s on %d conformance checks: %s" % ("Decimal" if exact else "floats", len(cases), tally))
+        print("disagreements (%d): %s" % (len(lossy), "; ".join(lossy) or "none"))
+        return tally
+
+    def test_floats(self):
+        tally = self.run_cases(exact=False)
+        # A received 1e-400 reads as 0.0 and settles request 0; the runner must notice.
+        self.assertGreater(tally["common_wrong"], 0)
+
+    def test_decimal(self):
+        tally = self.run_cases(exact=True)
+        self.assertEqual(tally["wrong"], 0)
+
+
 class ValuesTest(unittest.TestCase):
     def test_not_ids(self):
         for x in (None, True, False, float("nan"), float("inf"), -float("inf"), Decimal("NaN"), Decimal("sNaN"),
@@ -190,6 +247,48 @@ class ValuesTest(unittest.TestCase):
         self.assertFalse(same_request_id(True, 1))
         self.assertFalse(same_request_id(False, 0))
         self.assertFalse(same_request_id(True, "1"))
+
+    def test_subclasses_by_value(self):
+        # An int, str or Decimal subclass is the id its value is: its own
+        # __eq__, __hash__, __len__ or as_tuple never decide the key.
+        class AlwaysEqualInt(int):
+            def __eq__(self, other):
+                return True
+
+            def __hash__(self):
+                return hash(1)
+
+        class LyingStr(str):
+            def __eq__(self, other):
+                return True
+
+            def __hash__(self):
+                return 0
+
+            def __len__(self):
+                return 1
+
+        class LyingDecimal(Decimal):
+            def as_tuple(self):
+                return (0, (5,), 0)
+
+            def is_finite(self):
+                return True
+
+        self.assertEqual(request_id_key(AlwaysEqualInt(7)), ("int", 7))
+        self.assertIs(type(request_id_key(AlwaysEqualInt(7))[1]), int)
+        self.assertFalse(same_request_id(AlwaysEqualInt(7), 1))
+        self.assertFalse(same_request_id(AlwaysEqualInt(7), "1"))
+        self.assertTrue(same_request_id(AlwaysEqualInt(7), "7"))
+        self.assertFalse(same_request_id(LyingStr("x"), "y"))
+        self.assertTrue(same_request_id(LyingStr("x"), "x"))
+        self.assertIs(type(request_id_key(LyingStr("x"))[1]), str)
+        # A 5000-digit string is a string id, whatever __len__ says, and never
+        # reaches int() (which raises past 4300 digits).
+        self.assertEqual(request_id_key(LyingStr("1" * 5000)), ("string", "1" * 5000))
+        self.assertFalse(same_request_id(LyingDecimal("7"), 5))
+        self.assertTrue(same_request_id(LyingDecimal("7"), 7))
+        self.assertIsNone(request_id_key(LyingDecimal("NaN")))
 
     def test_equal(self):
         for a, b in [(1, "1"), (0, "0"), (0, 0.0), (0, -0.0), (-12, "-12"), (1, 1.0), (1, Decimal("1.000")), (1, Decimal("1e0")),

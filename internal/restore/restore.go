@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // DefaultMaxPending is the number of request ids a Table remembers at most
@@ -68,7 +69,7 @@ type Table struct {
 	OnUnmatched func(received []byte)
 
 	mu      sync.Mutex
-	table   rpcid.Pending[*slot]
+	table   rpcid.Pending[slot]
 	n       int       // records in table
 	orphans list.List // *record whose exchange ended unanswered, oldest first
 	stats   Stats
@@ -88,6 +89,11 @@ type record struct {
 	raw  []byte        // the id's exact JSON text as sent; never modified
 	elem *list.Element // in Table.orphans once the exchange ended unanswered
 	done bool          // answered or dropped: no longer in the table
+	// short holds raw when it is short, and self is the backing array of
+	// its slot's records while it is the only one: the common case then
+	// costs no allocations of its own.
+	short [24]byte
+	self  [1]*record
 }
 
 // A slot holds the records of all remembered requests with Equal ids, in the
@@ -99,6 +105,10 @@ type slot struct{ recs []*record }
 type Exchange struct {
 	recs     []*record
 	released bool
+	// one and ref are the storage of recs for an exchange of one id (most
+	// of them), so that Record allocates once for it.
+	one record
+	ref [1]*record
 }
 
 // Stats returns the counts so far.
@@ -123,74 +133,89 @@ func (t *Table) maxPending() int {
 	return DefaultMaxPending
 }
 
-// A sentID is a request id read from a client's message.
-type sentID struct {
-	id  rpcid.ID
-	raw []byte
-}
-
-// requestIDs returns the ids of the JSON-RPC requests in data that can be
-// matched to a response: valid ids other than null.
-func requestIDs(data []byte) []sentID {
-	spans, _ := scanIDs(nil, data, requests)
-	var ids []sentID
-	for _, sp := range spans {
-		raw := data[sp.start:sp.end]
-		id, err := rpcid.Parse(raw)
-		if err != nil || id.Kind() == rpcid.KindNull {
-			continue
-		}
-		ids = append(ids, sentID{id, bytes.Clone(raw)}) // do not pin data
-	}
-	return ids
-}
-
 // Record remembers the ids of the requests in data, one client-to-server
 // JSON text: a request, a notification, or a batch (JSON-RPC 2.0 sections 4
-// and 6). Notifications, null ids, invalid ids and texts that are not JSON
-// are not remembered. data is not retained.
+// and 6). Only JSON-RPC 2.0 requests with a valid, non-null id are
+// remembered (see isRequest): notifications, null and invalid ids, messages
+// without "jsonrpc":"2.0", messages whose id, method, result or error member
+// is named twice or by a case variant, and texts that are not JSON are not.
+// data is not retained.
 //
 // It returns the Exchange to Release when the exchange ends, or nil when no
 // id was remembered. If the ids do not fit within MaxPending after dropping
 // orphans, it remembers none and returns an error wrapping
 // ErrTooManyPending.
 func (t *Table) Record(data []byte) (*Exchange, error) {
-	return t.add(requestIDs(data))
-}
-
-// add remembers ids as sent by one new exchange.
-func (t *Table) add(ids []sentID) (*Exchange, error) {
-	if len(ids) == 0 {
+	var buf [8]scan.Message
+	msgs := scanMessages(buf[:0], data)
+	n := 0
+	for i := range msgs {
+		if isRequest(&msgs[i], data) {
+			msgs[n] = msgs[i]
+			n++
+		}
+	}
+	if n == 0 {
 		return nil, nil
 	}
+	ex := &Exchange{}
+	if n == 1 {
+		ex.recs = ex.ref[:0]
+	} else {
+		ex.recs = make([]*record, 0, n)
+	}
+	for i := range msgs[:n] {
+		raw := msgs[i].ID.Bytes(data)
+		id, err := rpcid.Parse(raw)
+		if err != nil || id.Kind() == rpcid.KindNull {
+			continue
+		}
+		r := &ex.one
+		if len(ex.recs) > 0 {
+			r = new(record)
+		}
+		r.id = id
+		if len(raw) <= len(r.short) {
+			r.raw = append(r.short[:0], raw...)
+		} else {
+			r.raw = bytes.Clone(raw) // do not pin data
+		}
+		ex.recs = append(ex.recs, r)
+	}
+	if len(ex.recs) == 0 {
+		return nil, nil
+	}
+	return ex, t.add(ex)
+}
+
+// add remembers the records of ex, a new exchange.
+func (t *Table) add(ex *Exchange) error {
 	limit := t.maxPending()
+	n := len(ex.recs)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.n+len(ids) > limit && t.orphans.Len() > 0 {
+	for t.n+n > limit && t.orphans.Len() > 0 {
 		t.remove(t.orphans.Front().Value.(*record))
 	}
-	if t.n+len(ids) > limit {
-		return nil, fmt.Errorf("%w: %d pending, the message adds %d, MaxPending is %d", ErrTooManyPending, t.n, len(ids), limit)
+	if t.n+n > limit {
+		return fmt.Errorf("%w: %d pending, the message adds %d, MaxPending is %d", ErrTooManyPending, t.n, n, limit)
 	}
-	ex := &Exchange{recs: make([]*record, len(ids))}
-	for i, s := range ids {
-		r := &record{id: s.id, raw: s.raw}
-		ex.recs[i] = r
+	for _, r := range ex.recs {
 		_, sl, ok := t.table.Take(r.id)
 		if !ok {
-			sl = &slot{}
+			sl.recs = r.self[:0:1]
 		}
 		sl.recs = append(sl.recs, r)
 		t.put(sl)
 		t.n++
 	}
-	t.stats.Requests += int64(len(ids))
-	return ex, nil
+	t.stats.Requests += int64(n)
+	return nil
 }
 
 // put stores a non-empty slot in the table. t.mu is held, and no Equal id is
 // in the table.
-func (t *Table) put(sl *slot) {
+func (t *Table) put(sl slot) {
 	if err := t.table.Add(sl.recs[0].id, sl); err != nil {
 		// Records hold valid, non-null ids, and their slot was taken out.
 		panic("restore: internal error: " + err.Error())
@@ -245,24 +270,62 @@ func (t *Table) Release(ex *Exchange, failed bool) {
 // Restore finds the response ids in data, one server-to-client JSON text (a
 // response or a batch), and calls fn, in increasing order of position, for
 // each one that must be rewritten: data[start:end] is the id as received and
-// sent is the spelling to write instead. fn must not keep sent. Each
-// response id Equal to a remembered id answers it, whether or not it needs
-// rewriting. Requests the server sends (objects with a "method" member) are
-// never touched.
+// sent is the spelling to write instead, which is never modified and may be
+// kept. Each response id Equal to a remembered id answers it, whether or
+// not it needs rewriting. Only JSON-RPC 2.0 responses are examined (see
+// isResponse): requests the server sends (objects with a "method" member),
+// messages without "jsonrpc":"2.0" (a REST API's {"id":"5","result":...}),
+// and messages whose id, method, result or error member is named twice or by
+// a case variant are never touched and answer nothing.
 func (t *Table) Restore(data []byte, fn func(start, end int, sent []byte)) {
-	spans, ok := scanIDs(nil, data, responses)
-	if !ok {
-		return
-	}
-	for _, sp := range spans {
-		raw := data[sp.start:sp.end]
+	var buf [8]scan.Message
+	msgs := scanMessages(buf[:0], data)
+	for i := range msgs {
+		m := &msgs[i]
+		if !isResponse(m, data) {
+			continue
+		}
+		raw := m.ID.Bytes(data)
 		if sent := t.restore(raw); sent != nil {
 			if t.OnRestore != nil {
 				t.OnRestore(raw, sent)
 			}
-			fn(sp.start, sp.end, sent)
+			fn(m.ID.Start, m.ID.End, sent)
 		}
 	}
+}
+
+// RestoreInPlace restores the response ids in data as AppendRestored does,
+// writing into data itself when no id grows, and returns the result and
+// whether any id was rewritten. Otherwise the result is a new slice and data
+// is unchanged.
+func (t *Table) RestoreInPlace(data []byte) (out []byte, changed bool) {
+	type edit struct {
+		start, end int
+		sent       []byte
+	}
+	var buf [4]edit
+	edits := buf[:0]
+	grows := false
+	t.Restore(data, func(start, end int, sent []byte) {
+		edits = append(edits, edit{start, end, sent})
+		grows = grows || len(sent) > end-start
+	})
+	if len(edits) == 0 {
+		return data, false
+	}
+	if grows {
+		out = make([]byte, 0, len(data)+16)
+	} else {
+		out = data[:0] // each write lands at or before what it copies
+	}
+	last := 0
+	for _, e := range edits {
+		out = append(out, data[last:e.start]...)
+		out = append(out, e.sent...)
+		last = e.end
+	}
+	return append(out, data[last:]...), true
 }
 
 // AppendRestored appends data to dst with its response ids restored (see

@@ -1,0 +1,201 @@
+package scan_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rpcid/rpcid/internal/scan"
+)
+
+// Benchmark inputs: MCP messages of the shapes that dominate real traffic.
+
+// sourceText is text like a source file: lines of ASCII with tabs, quotes
+// and backslashes that JSON escapes, about one escape every 20 bytes.
+func sourceText(n int) string {
+	lines := []string{
+		"func (s *scanner) value(i, depth int) int {",
+		"\tdata := s.data",
+		"\tfor {",
+		"\t\tswitch c := data[i]; c {",
+		"\t\tcase '\"': // a string \"quoted\" and C:\\path",
+		"\t\t\ti = s.str(i)",
+		"\t\t}",
+		"\t}",
+		"}",
+		"",
+		"// A comment line that is longer than the others, as prose in a file is.",
+	}
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		b.WriteString(lines[i%len(lines)])
+		b.WriteByte('\n')
+	}
+	return b.String()[:n]
+}
+
+// jsonString returns s as a JSON string (encoding/json's escapes).
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// toolsCallResponse is a tools/call response whose text content makes the
+// message about size bytes long.
+func toolsCallResponse(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":`
+	tail := `}],"isError":false}}`
+	n := size - len(head) - len(tail) - 2
+	text := sourceText(n)
+	for over := len(jsonString(text)) - n; over > 0; over = len(jsonString(text)) - n {
+		text = text[:len(text)-(over+1)/2] // escapes take at most 2 bytes here
+	}
+	return []byte(head + jsonString(text) + tail)
+}
+
+// toolsListResponse is a tools/list response: many small members, numbers
+// and nested objects rather than long strings, about size bytes long.
+func toolsListResponse(size int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":"req-7","result":{"tools":[`)
+	for i := 0; b.Len() < size-40; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"tool_%d","description":"Reads rows %d to %d of a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":%d}},"required":["table"]},"annotations":{"readOnlyHint":true,"idempotentHint":%v}}`,
+			i, i*10, i*10+9, 100+i, i%2 == 0)
+	}
+	b.WriteString(`],"nextCursor":null}}`)
+	return []byte(b.String())
+}
+
+// run runs f b.N times, reporting the bytes of data per op and the process
+// CPU time per op beside the wall time: on a shared machine, time waiting
+// for a CPU inflates ns/op but not cpu-ns/op.
+func run(b *testing.B, data []byte, f func()) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	start := processCPU()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f()
+	}
+	b.StopTimer()
+	if start >= 0 {
+		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// proseResponse is a tools/call response whose text content is prose, an
+// escape (a line feed or a quotation mark) every 40 bytes or so.
+func proseResponse(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":`
+	tail := `}],"isError":false}}`
+	line := `The forecast for Paris: \"light rain\", 12 degrees, wind from the west at 20 km/h.\n`
+	var b strings.Builder
+	b.WriteString(head + `"`)
+	for b.Len() < size-len(tail)-1-len(line) {
+		b.WriteString(line)
+	}
+	b.WriteString(`"` + tail)
+	return []byte(b.String())
+}
+
+var benchInputs = []struct {
+	name string
+	data []byte
+}{
+	{"1KB-prose", proseResponse(1024)},
+	{"1MB-prose", proseResponse(1 << 20)},
+	{"1KB-tools-call", toolsCallResponse(1024)},
+	{"1KB-tools-list", toolsListResponse(1024)},
+	{"1MB-tools-call", toolsCallResponse(1 << 20)},
+	{"1MB-tools-list", toolsListResponse(1 << 20)},
+}
+
+func TestBenchInputs(t *testing.T) {
+	for _, in := range benchInputs {
+		if !json.Valid(in.data) {
+			t.Errorf("%s is not valid JSON", in.name)
+		}
+		msgs, _, err := scan.Scan(nil, in.data)
+		if err != nil || len(msgs) != 1 || !msgs[0].IsJSONRPC20(in.data) || msgs[0].ID.End == 0 || msgs[0].Result.End == 0 {
+			t.Errorf("%s: Scan = %+v, %v; want one response", in.name, msgs, err)
+		}
+	}
+}
+
+// BenchmarkMessage reads the envelope of each input: Scan beside
+// encoding/json decoding only {id, method}, which is what a JSON-RPC client
+// built on encoding/json does first to route a message, and json.Valid,
+// which only checks the text. Compare with
+//
+//	benchstat -col /impl bench.txt
+func BenchmarkMessage(b *testing.B) {
+	for _, in := range benchInputs {
+		b.Run("in="+in.name+"/impl=scan", func(b *testing.B) {
+			dst := make([]scan.Message, 0, 1)
+			run(b, in.data, func() {
+				msgs, _, err := scan.Scan(dst, in.data)
+				if err != nil || msgs[0].ID.End == 0 {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run("in="+in.name+"/impl=encoding-json-envelope", func(b *testing.B) {
+			run(b, in.data, func() {
+				var env struct {
+					ID     json.RawMessage
+					Method string
+				}
+				if err := json.Unmarshal(in.data, &env); err != nil || env.ID == nil {
+					b.Fatal(err)
+				}
+			})
+		})
+		b.Run("in="+in.name+"/impl=json-Valid", func(b *testing.B) {
+			run(b, in.data, func() {
+				if !json.Valid(in.data) {
+					b.Fatal("invalid")
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkLinear shows the cost per byte staying flat as the input grows,
+// for shapes that make naive scanners slow: deep nesting, long runs of
+// escapes, many members, many batch elements, long escaped names.
+func BenchmarkLinear(b *testing.B) {
+	shapes := []struct {
+		name  string
+		sizes []int
+		gen   func(n int) string
+	}{
+		{"nesting", []int{100, 9990}, func(n int) string {
+			return `{"params":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`
+		}},
+		{"surrogate-pairs", []int{1000, 100000}, func(n int) string { return `{"id":"` + strings.Repeat(`\ud83d\ude00`, n) + `"}` }},
+		{"non-ASCII", []int{1000, 100000}, func(n int) string { return `{"id":"` + strings.Repeat("é😀", n) + `"}` }},
+		{"members", []int{1000, 100000}, func(n int) string { return `{` + strings.Repeat(`"id":1,`, n) + `"id":2}` }},
+		{"elements", []int{1000, 100000}, func(n int) string { return `[` + strings.Repeat(`{"ID":1},`, n) + `{}]` }},
+		{"long-names", []int{1000, 100000}, func(n int) string { return `{"` + strings.Repeat(`\u0069`, n) + `":1}` }},
+	}
+	dst := make([]scan.Message, 0, 100001)
+	for _, sh := range shapes {
+		for _, n := range sh.sizes {
+			data := []byte(sh.gen(n))
+			b.Run(fmt.Sprintf("%s/bytes=%d", sh.name, len(data)), func(b *testing.B) {
+				run(b, data, func() {
+					if _, _, err := scan.Scan(dst, data); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}
