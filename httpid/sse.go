@@ -253,7 +253,7 @@ func (b *eventBody) reset() {
 // restoreEvent appends the held event to dst with its ids restored.
 func (b *eventBody) restoreEvent(dst []byte) []byte {
 	held := b.held
-	if len(b.event) > 0 && string(b.event) != "message" || b.t.Len() == 0 {
+	if len(b.event) > 0 && string(b.event) != "message" || b.t.ids().Idle() {
 		return append(dst, held...)
 	}
 	var data []byte

@@ -280,3 +280,38 @@ func TestTransportTable(t *testing.T) {
 		t.Errorf("TransportTable of another RoundTripper is not nil")
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestUnmatchedWhileIdle checks that a response id arriving while no id is
+// remembered still reaches OnUnmatched (rpcid proxy -v names it), in every
+// kind of body that is examined.
+func TestUnmatchedWhileIdle(t *testing.T) {
+	for _, tt := range []struct{ ctype, body string }{
+		{"application/json", `{"jsonrpc":"2.0","id":"99","result":1}`},
+		{"text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":\"99\",\"result\":1}\n\n"},
+		{"application/x-ndjson", "{\"jsonrpc\":\"2.0\",\"id\":\"99\",\"result\":1}\n"},
+	} {
+		var got []string
+		tr := &Transport{Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {tt.ctype}},
+				Body: io.NopCloser(strings.NewReader(tt.body)), ContentLength: int64(len(tt.body)), Request: r}, nil
+		})}
+		restore.TransportTable(tr).OnUnmatched = func(rcv []byte) { got = append(got, string(rcv)) }
+		req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != tt.body {
+			t.Errorf("%s: body changed to %q", tt.ctype, body)
+		}
+		if len(got) != 1 || got[0] != `"99"` {
+			t.Errorf("%s: OnUnmatched calls %q, want [\"99\"]", tt.ctype, got)
+		}
+	}
+}

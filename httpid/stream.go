@@ -173,7 +173,7 @@ type lineBody struct {
 func (t *Transport) newLineBody(rc io.ReadCloser, ex *restore.Exchange, failed, seq bool) *lineBody {
 	ids := t.ids()
 	fn := func(dst, line []byte) []byte {
-		if ids.Len() == 0 {
+		if ids.Idle() {
 			return append(dst, line...) // nothing to restore
 		}
 		if seq && len(line) > 0 && line[0] == 0x1e {

@@ -334,9 +334,10 @@ func streamed(resp *http.Response) {
 // replaces it.
 func (t *Transport) restoreJSON(resp *http.Response) {
 	limit := t.maxMessageSize()
-	if resp.ContentLength > int64(limit) || t.Len() == 0 {
-		// Too long to examine; or nothing to restore: a complete document's
-		// responses answer requests already recorded.
+	if resp.ContentLength > int64(limit) || t.ids().Idle() {
+		// Too long to examine; or nothing to restore and no one to tell of
+		// an unmatched id: a complete document's responses answer requests
+		// already recorded.
 		return
 	}
 	body := resp.Body

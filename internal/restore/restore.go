@@ -118,6 +118,13 @@ func (t *Table) Stats() Stats {
 	return t.stats
 }
 
+// Idle reports whether examining a server-to-client message can change
+// nothing and tell nobody anything: no id is remembered and OnUnmatched is
+// not set. Adapters skip scanning then.
+func (t *Table) Idle() bool {
+	return t.OnUnmatched == nil && t.Len() == 0
+}
+
 // Len returns the number of ids remembered now: requests in flight, plus
 // orphans not yet dropped.
 func (t *Table) Len() int {
@@ -348,12 +355,11 @@ func (t *Table) AppendRestored(dst, data []byte) (out []byte, changed bool) {
 func (t *Table) restore(raw []byte) []byte {
 	t.mu.Lock()
 	t.stats.Responses++
-	_, sl, ok := t.table.TakeJSON(raw)
-	if !ok {
-		unmatched := false
-		if id, err := rpcid.Parse(raw); err == nil && id.Kind() != rpcid.KindNull {
+	_, sl, m, _ := t.table.TakeJSONMatch(raw)
+	if m != rpcid.MatchTaken {
+		unmatched := m == rpcid.MatchNotPending // not null, not invalid
+		if unmatched {
 			t.stats.Unmatched++
-			unmatched = true
 		}
 		t.mu.Unlock()
 		if unmatched && t.OnUnmatched != nil {
