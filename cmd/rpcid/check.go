@@ -174,7 +174,11 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	unreadable := 0
 	fail := func(what string, err error) {
 		c.w.Flush()
-		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s\n", printable(what), printable(cause(err).Error()))
+		hint := ""
+		if strings.HasPrefix(what, "-") && errors.Is(err, os.ErrNotExist) {
+			hint = " (flags go before the FILEs)"
+		}
+		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s%s\n", printable(what), printable(cause(err).Error()), hint)
 		status = 2
 		unreadable++
 	}

@@ -85,7 +85,7 @@ func parseArg(cmd, arg string, stderr io.Writer) (rpcid.ID, error) {
 		fmt.Fprintf(stderr, "rpcid %s: %s is not a JSON id: %s\n", cmd, shown, printable(parseReason(err)))
 		if looksLikeBareString(arg) {
 			fmt.Fprintf(stderr, "rpcid %s: a string id is JSON text in quotes; in a shell write '%s'\n", cmd, printable(showString(strconv.Quote(arg))))
-		} else if json.Valid([]byte(arg)) {
+		} else if errors.Is(err, rpcid.ErrType) {
 			fmt.Fprintf(stderr, "rpcid %s: %s is %s; a JSON-RPC id is a string, a number or null\n", cmd, shown, jsonTypeName(bytes.TrimLeft([]byte(arg), " \t\r\n")))
 		}
 		return rpcid.ID{}, err

@@ -229,8 +229,8 @@ func main() {
 
 const usageText = `usage:
   rpcid check [-json] [FILE ...]   report id problems in JSON Lines or HAR captures
-                                   (no FILE: standard input, or an embedded sample
-                                   when that is a terminal; "-": standard input)
+                                   (no FILE: standard input when it holds a capture,
+                                   else an embedded sample; "-": standard input)
   rpcid eq A B                     are two JSON ids equal under the rule, and which clause decides
   rpcid key ID                     kind, canonical key and JSON spelling of an id
   rpcid vectors                    print the conformance vectors (JSON)
@@ -329,7 +329,7 @@ func newFlags(name, args string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("rpcid "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: rpcid %s %s\n\"rpcid %s -h\" prints the full usage.\n", name, args, name)
+		fmt.Fprintf(stderr, "usage: %s\n\"rpcid %s -h\" prints the full usage.\n", strings.TrimSpace("rpcid "+name+" "+args), name)
 	}
 	return fs
 }

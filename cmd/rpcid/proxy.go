@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,7 +83,7 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
 	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
 		fmt.Fprintf(stderr, "rpcid proxy: "+format+"\n", a...)
-		fmt.Fprint(stderr, proxySynopsis+"Run \"rpcid proxy -h\" for details.\n")
+		fmt.Fprint(stderr, proxySynopsis+"\"rpcid proxy -h\" prints the full usage.\n")
 		return cfg, 2, false
 	}
 	if err := fs.Parse(args); err != nil {
@@ -118,13 +120,17 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	switch {
 	case len(rest) == 0:
 		return usageErr("a URL or -- COMMAND is needed")
+	case len(rest) > 1 && slices.Contains(rest, "--"):
+		return usageErr("a URL or -- COMMAND, not both")
 	case len(rest) > 1:
 		return usageErr("one URL expected, got %d arguments (flags go before the URL; a COMMAND goes after --)", len(rest))
 	}
 	u, err := url.Parse(rest[0])
 	switch {
+	case err != nil && !strings.Contains(rest[0], "://"):
+		return usageErr("URL %q: scheme must be http or https (as in http://%s)", rest[0], rest[0])
 	case err != nil:
-		return usageErr("%v", err)
+		return usageErr("URL %q: %v", rest[0], errors.Unwrap(err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		return usageErr("URL %q: scheme must be http or https", rest[0])
 	case u.Host == "":

@@ -65,7 +65,7 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("eq = %d, %q", code, out)
 			}
 		}},
-		{"cat session.jsonl | rpcid check # standard input, when it is not a terminal", func(t *testing.T) {
+		{"cat session.jsonl | rpcid check # standard input, when it holds a capture", func(t *testing.T) {
 			if code, out, _ := check(t, file("clean.jsonl"), "check"); code != 0 || !strings.HasPrefix(out, "checked 1 file: 12 messages") {
 				t.Errorf("= %d, %q", code, out)
 			}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUsageMessages checks that each usage error says what is true for its
+// input, found by a walkthrough as a new user.
+func TestUsageMessages(t *testing.T) {
+	tests := []struct {
+		args   []string
+		stderr string // whole first line
+	}{
+		// Out of range and invalid UTF-8 are not wrong types: no "is a
+		// number; an id is a string, a number or null" after the reason.
+		{[]string{"eq", "10e999999999999999999", "1"}, "rpcid eq: 10e999999999999999999 is not a JSON id: exponent of the value in lowest terms has 19 or more digits at byte offset 2: number out of range"},
+		{[]string{"check", "testdata/clean.jsonl", "-json"}, "rpcid check: could not read -json: no such file or directory (flags go before the FILEs)"},
+		{[]string{"vectors", "x"}, "usage: rpcid vectors"},
+		{[]string{"proxy", "http://127.0.0.1:1/a", "--", "true"}, "rpcid proxy: a URL or -- COMMAND, not both"},
+		{[]string{"proxy", "127.0.0.1:18765/mcp"}, `rpcid proxy: URL "127.0.0.1:18765/mcp": scheme must be http or https (as in http://127.0.0.1:18765/mcp)`},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCmd(t, nil, tt.args...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		if code != 2 || first != tt.stderr {
+			t.Errorf("rpcid %q = %d, stderr %q\nwant 2 and first line %q", tt.args, code, errOut, tt.stderr)
+		}
+	}
+	// Every usage error ends with the same pointer to -h.
+	for _, cmd := range []string{"check", "vectors", "proxy"} { // eq and key take no flags: -nope is an id
+		_, _, errOut := runCmd(t, nil, cmd, "-nope")
+		if !strings.HasSuffix(errOut, "\"rpcid "+cmd+" -h\" prints the full usage.\n") {
+			t.Errorf("rpcid %s -nope: stderr %q does not end with the pointer to -h", cmd, errOut)
+		}
+	}
+}
