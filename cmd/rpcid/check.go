@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -552,18 +553,13 @@ func (c *checker) emit(f *finding) {
 
 // unsafeRune reports whether r must not reach a terminal as it is: C0 and
 // C1 controls and DEL (line breaks, terminal escapes), the Unicode line and
-// paragraph separators, and the bidirectional controls (U+061C, U+200E,
-// U+200F, U+202A-U+202E, U+2066-U+2069), which can reorder what a line
-// shows (CVE-2021-42574, "Trojan Source").
+// paragraph separators, and every format character (category Cf: the
+// bidirectional controls U+061C, U+200E, U+200F, U+202A-U+202E and
+// U+2066-U+2069, which can reorder what a line shows (CVE-2021-42574,
+// "Trojan Source"), and zero-width characters and the soft hyphen, which hide
+// what a line holds). Findings, eq, key and the proxy's log lines all use it.
 func unsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, 0x7f <= r && r <= 0x9f:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029,
-		0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
-		return true
-	}
-	return false
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // printable returns s with each unsafe rune written as a JSON escape (\n,

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid/httpid"
@@ -240,22 +239,11 @@ func logText(s string) string {
 	return strconv.Quote(s)
 }
 
-// logUnsafeRune reports whether r, printed raw, would act on a terminal or
-// change how a line reads: a C0 or C1 control or DEL (line breaks, ESC, CSI),
-// a format character (bidi controls such as U+202E, zero-width characters,
-// the soft hyphen), or a line or paragraph separator. utf8.RuneError stands
-// for a byte that is not UTF-8 here; callers tell it from a real U+FFFD.
-// It is wider than check.go's unsafeRune: every format character (category
-// Cf), not only the bidi controls.
-func logUnsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
 // terminalSafe reports whether s is UTF-8 without unsafe runes.
 func terminalSafe(s string) bool {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || logUnsafeRune(r) {
+		if r == utf8.RuneError && n == 1 || unsafeRune(r) {
 			return false
 		}
 		i += n
@@ -275,7 +263,7 @@ func escapeUnsafe(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case logUnsafeRune(r):
+		case unsafeRune(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:

@@ -35,3 +35,18 @@ func TestUsageMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatCharactersEscaped checks that format characters that hide text
+// (soft hyphen, zero-width space), not only the bidi controls, are escaped in
+// what check, key and the proxy's log print: one unsafeRune serves all.
+func TestFormatCharactersEscaped(t *testing.T) {
+	for _, r := range []rune{0x00ad, 0x200b, 0x202e, 0xfeff} {
+		_, out, _ := runCmd(t, nil, "key", `"a`+string(r)+`b"`)
+		if strings.ContainsRune(out, r) || !strings.Contains(out, `\u`) {
+			t.Errorf("rpcid key of a string with U+%04X printed %q", r, out)
+		}
+		if !unsafeRune(r) || escapeUnsafe(string(r)) == string(r) {
+			t.Errorf("U+%04X is not escaped in the proxy's log lines", r)
+		}
+	}
+}
