@@ -195,6 +195,21 @@ func (l *proxyLog) unmatched(received []byte) {
 	l.verbosef("response id %s matches no remembered request id", logID(received))
 }
 
+// ambiguous logs a response id Equal to request ids the client sent in
+// different spellings (1 and 1.0 pending, "1" received), left as received
+// because the proxy cannot tell which the client means (-v).
+func (l *proxyLog) ambiguous(received []byte) {
+	l.verbosef("response id %s matches request ids sent in different spellings: not restored", logID(received))
+}
+
+// ambiguousNote is the summary's mention of ambiguous ids, when there were any.
+func ambiguousNote(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d ambiguous", n)
+}
+
 // maxLogID is the length in bytes above which an id is cut in log lines.
 const maxLogID = 80
 

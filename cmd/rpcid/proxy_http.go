@@ -163,6 +163,7 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table = restore.TransportTable(tr)
 	p.table.OnRestore = lg.restored
 	p.table.OnUnmatched = lg.unmatched
+	p.table.OnAmbiguous = lg.ambiguous
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
@@ -318,9 +319,9 @@ func (p *httpProxy) summary() {
 		return
 	}
 	st := p.table.Stats()
-	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched",
+	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched%s",
 		proxyCount(p.requests.Load(), "request"), proxyCount(st.Requests, "request id"),
-		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched)
+		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
 }
 
 // allowedHosts returns the Host header values (lower case) that name a proxy

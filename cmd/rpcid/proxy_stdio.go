@@ -30,7 +30,7 @@ const stdioWaitDelay = 2 * time.Second
 // answered must not stop the others from being recorded).
 func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
-	table := &restore.Table{MaxPending: cfg.maxPending, OnRestore: lg.restored, OnUnmatched: lg.unmatched}
+	table := &restore.Table{MaxPending: cfg.maxPending, OnRestore: lg.restored, OnUnmatched: lg.unmatched, OnAmbiguous: lg.ambiguous}
 
 	cmd := exec.Command(cfg.command[0], cfg.command[1:]...)
 	if f, ok := stderr.(*os.File); ok {
@@ -100,9 +100,9 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	}
 	if cfg.verbose {
 		st := table.Stats()
-		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched",
+		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched%s",
 			proxyCount(sent.lines()+received.lines(), "line"), sent.lines(), received.lines(),
-			proxyCount(st.Restored, "id"), st.Unmatched)
+			proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
 	}
 	return exitStatus(cmd.ProcessState)
 }

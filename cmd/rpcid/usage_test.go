@@ -50,3 +50,15 @@ func TestFormatCharactersEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyAmbiguous checks that stdio mode's -v names a response id it
+// leaves alone because requests with Equal ids were sent in two spellings.
+func TestProxyAmbiguous(t *testing.T) {
+	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"b\"}\n"
+	code, out, errOut := runCmd(t, strings.NewReader(in), "proxy", "-v", "--", "sh", "-c", `read a; read b; echo '{"jsonrpc":"2.0","id":"1","result":{}}'`)
+	if code != 0 || out != "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}\n" ||
+		!strings.Contains(errOut, `rpcid proxy: response id "1" matches request ids sent in different spellings: not restored`) ||
+		!strings.Contains(errOut, "0 ids restored, 0 unmatched, 1 ambiguous\n") {
+		t.Errorf("proxy = %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

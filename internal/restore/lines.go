@@ -12,7 +12,8 @@ const readSize = 32 << 10
 // of at most max bytes, its terminating LF included, is replaced by what fn
 // appends to dst for it. A last line that ends without LF at the end of src
 // is given to fn too. A longer line passes through unchanged, streamed as it
-// arrives: at most max bytes of it are ever held. Read returns as soon as
+// arrives: at most max bytes of it are ever held, and the buffer that held
+// them is let go while the rest streams past. Read returns as soon as
 // any bytes are ready, without waiting to fill its buffer, so a line reaches
 // the reader as soon as its LF arrives.
 //
@@ -88,7 +89,7 @@ func (r *lineReader) feed(p []byte) {
 			if len(r.line)+len(p) > r.max {
 				r.out = append(r.out, r.line...)
 				r.out = append(r.out, p...)
-				r.line = r.line[:0]
+				r.line = nil // do not hold max bytes while the rest streams past
 				r.passing = true
 				return
 			}

@@ -140,3 +140,16 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestLineReaderLetsGoOfLongLine checks that the buffer of a line that
+// outgrew max is not held while the rest of the line streams past.
+func TestLineReaderLetsGoOfLongLine(t *testing.T) {
+	lr := NewLineReader(strings.NewReader(strings.Repeat("x", 1<<20)), 1<<18, mark).(*lineReader)
+	buf := make([]byte, 1<<16)
+	if _, err := io.ReadFull(lr, buf); err != nil {
+		t.Fatal(err)
+	}
+	if !lr.passing || cap(lr.line) != 0 {
+		t.Errorf("passing %v, line buffer capacity %d: want passing with no line buffer", lr.passing, cap(lr.line))
+	}
+}

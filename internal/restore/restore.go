@@ -68,6 +68,13 @@ type Table struct {
 	// slice.
 	OnUnmatched func(received []byte)
 
+	// OnAmbiguous, if set, is called for each response id Equal to
+	// remembered ids sent in different spellings, none spelled as received
+	// and no one spelling alone among those in flight: the id is left as
+	// received and nothing is forgotten. Like OnRestore, it must not keep
+	// the slice.
+	OnAmbiguous func(received []byte)
+
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
 	n       int       // records in table
@@ -81,6 +88,7 @@ type Stats struct {
 	Responses int64 // response ids examined (in messages Restore was given)
 	Restored  int64 // response ids rewritten to the spelling sent
 	Unmatched int64 // valid, non-null response ids that matched no remembered id
+	Ambiguous int64 // response ids Equal to remembered ids of different spellings, left as received
 }
 
 // A record is one request id sent by one exchange.
@@ -367,9 +375,9 @@ func (t *Table) restore(raw []byte) []byte {
 		}
 		return nil
 	}
-	defer t.mu.Unlock()
 	var repl []byte
-	if i, rewrite := sl.choose(raw); i >= 0 {
+	i, rewrite := sl.choose(raw)
+	if i >= 0 {
 		r := sl.recs[i]
 		sl.recs = slices.Delete(sl.recs, i, i+1)
 		t.drop(r)
@@ -377,9 +385,15 @@ func (t *Table) restore(raw []byte) []byte {
 			repl = r.raw
 			t.stats.Restored++
 		}
+	} else {
+		t.stats.Ambiguous++
 	}
 	if len(sl.recs) > 0 {
 		t.put(sl)
+	}
+	t.mu.Unlock()
+	if i < 0 && t.OnAmbiguous != nil {
+		t.OnAmbiguous(raw)
 	}
 	return repl
 }

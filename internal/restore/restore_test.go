@@ -105,3 +105,24 @@ func TestRecordTooMany(t *testing.T) {
 		t.Errorf("Len = %d after a refused Record, want 0", tb.Len())
 	}
 }
+
+// TestAmbiguous checks that a response id Equal to ids sent in two
+// spellings is left as received, forgets nothing, and is reported.
+func TestAmbiguous(t *testing.T) {
+	var amb []string
+	tb := &Table{OnAmbiguous: func(rcv []byte) { amb = append(amb, string(rcv)) }}
+	if _, err := tb.Record([]byte(`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":1.0,"method":"b"}]`)); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":"1","result":{}}`
+	out, changed := tb.AppendRestored(nil, []byte(in))
+	if string(out) != in || changed {
+		t.Errorf("AppendRestored = %s, %v; want the input unchanged", out, changed)
+	}
+	if len(amb) != 1 || amb[0] != `"1"` {
+		t.Errorf("OnAmbiguous calls %q, want [\"1\"]", amb)
+	}
+	if st := tb.Stats(); st.Ambiguous != 1 || st.Restored != 0 || st.Unmatched != 0 || tb.Len() != 2 {
+		t.Errorf("Stats %+v, Len %d; want 1 ambiguous and both ids still remembered", st, tb.Len())
+	}
+}
