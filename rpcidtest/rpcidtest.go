@@ -424,7 +424,17 @@ func rule(sent rpcid.ID, received []byte) (bool, string) {
 	default:
 		reason = "clause 6: strings are equal when their decoded contents are identical bytes (no normalization, no case folding)"
 	}
-	return eq, fmt.Sprintf("%s (%v is %s, %s is %s)", reason, sent, sent.Key(), rid, rid.Key())
+	return eq, fmt.Sprintf("%s (keys: %s %s, %s %s)", reason, sent, keyNote(sent), rid, keyNote(rid))
+}
+
+// keyNote describes id's canonical key for a reason, as "has key K", or "is
+// its own key" when the key is spelled as the id is, so that a message never
+// reads as a tautology such as (1 is 1).
+func keyNote(id rpcid.ID) string {
+	if k := id.Key().String(); k != id.String() {
+		return "has key " + k
+	}
+	return "is its own key"
 }
 
 // variants returns raw ids that collide with id under some loose parser:

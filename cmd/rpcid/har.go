@@ -34,14 +34,21 @@ type harContent struct {
 func (s *session) readHAR(r io.Reader) error {
 	dec := json.NewDecoder(r)
 	entry := 0
+	decoding := false // inside an entry
 	bad := func(err error) error {
 		var se *json.SyntaxError
 		// io.EOF too: the decoder returns it where a member name or value
 		// should start, and a capture detected as HAR that ends there is
 		// truncated, not unreadable.
 		if errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
-			pos := position{entry: entry + 1}
-			s.invalid(pos, "", fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err))
+			msg := fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err)
+			if !decoding && entry == 0 {
+				// Broken before any entry: there is no entry to name, and
+				// the one finding is that nothing could be checked.
+				s.harBroken = msg
+				return nil
+			}
+			s.invalid(position{entry: entry + 1}, "", msg)
 			return nil
 		}
 		return err
@@ -81,7 +88,9 @@ func (s *session) readHAR(r io.Reader) error {
 			}
 			for dec.More() {
 				var e harEntry
+				decoding = true
 				err := dec.Decode(&e)
+				decoding = false
 				entry++
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
@@ -90,6 +99,7 @@ func (s *session) readHAR(r io.Reader) error {
 				}
 				if err != nil {
 					entry--
+					decoding = true // the entry being read is the broken one
 					return bad(err)
 				}
 				s.entries++
@@ -107,7 +117,7 @@ func (s *session) readHAR(r io.Reader) error {
 		return bad(err)
 	}
 	if !sawEntries {
-		s.invalid(position{entry: 1}, "", "not a valid HAR file: it has no log.entries")
+		s.harBroken = "not a valid HAR file: it has no log.entries"
 	}
 	return nil
 }

@@ -59,6 +59,9 @@ type session struct {
 	t    *table
 	seq  uint32
 	har  bool
+	// harBroken says why a HAR file could not be read before its first
+	// entry, for the nothing-to-check finding.
+	harBroken string
 	// final: the HAR has been read; deferred responses are matched now.
 	final bool
 
@@ -749,6 +752,8 @@ func (s *session) finish() {
 func (s *session) nothingToCheck() {
 	var what string
 	switch {
+	case s.har && s.entries == 0 && s.harBroken != "":
+		what = s.harBroken + ", and no entry could be read"
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,19 @@ func TestProxyAmbiguous(t *testing.T) {
 		!strings.Contains(errOut, `rpcid proxy: response id "1" matches request ids sent in different spellings: not restored`) ||
 		!strings.Contains(errOut, "0 ids restored, 0 unmatched, 1 ambiguous\n") {
 		t.Errorf("proxy = %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestTruncatedHAR checks that a HAR cut off before its first entry gives
+// one finding about the file, naming no entry it does not have.
+func TestTruncatedHAR(t *testing.T) {
+	name := t.TempDir() + "/trunc.har"
+	if err := os.WriteFile(name, []byte(`{"log":{"version":"1.2","entries":[`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd(t, nil, "check", name)
+	want := name + ": error: nothing to check: not a valid HAR file (near byte 35): unexpected EOF, and no entry could be read\n"
+	if code != 1 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 2 {
+		t.Errorf("check trunc.har = %d, %q\nwant one finding %q and the summary", code, out, want)
 	}
 }
