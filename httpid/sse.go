@@ -3,7 +3,6 @@ package httpid
 import (
 	"bytes"
 	"io"
-	"sync"
 
 	"github.com/rpcid/rpcid/internal/restore"
 )
@@ -19,16 +18,12 @@ import (
 // an event's data lines are joined with LF; a blank line dispatches the event;
 // a byte order mark may start the stream.
 type eventBody struct {
-	t      *Transport
-	rc     io.ReadCloser
-	ex     *restore.Exchange
-	failed bool
-	max    int
-
-	buf *chunk // chunk read from rc, until rc's error
-	out []byte // bytes ready for the caller, from out[off]
-	off int
-	err error // rc's error, returned once out is drained
+	restore.Filter // reads rc through feed; finish at its end
+	t              *Transport
+	rc             io.ReadCloser
+	ex             *restore.Exchange
+	failed         bool
+	max            int
 
 	line     []byte     // the current line so far, without its terminator
 	held     []byte     // the current event from its first data line
@@ -51,35 +46,9 @@ type dataLine struct{ start, n int }
 const heldLimit = 64 << 10
 
 func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *eventBody {
-	return &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
-}
-
-// Read implements io.Reader. It returns what is ready as soon as any is,
-// without waiting to fill p.
-func (b *eventBody) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for b.off == len(b.out) {
-		b.out, b.off = b.out[:0], 0
-		if b.err != nil {
-			return 0, b.err
-		}
-		if b.buf == nil {
-			b.buf = getChunk()
-		}
-		n, err := b.rc.Read(b.buf[:])
-		b.feed(b.buf[:n])
-		if err != nil {
-			b.err = err
-			putChunk(b.buf)
-			b.buf = nil
-			b.finish()
-		}
-	}
-	n := copy(p, b.out[b.off:])
-	b.off += n
-	return n, nil
+	b := &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
+	b.Src, b.Feed, b.End = rc, b.feed, b.finish
+	return b
 }
 
 // Close closes the underlying body and ends the exchange. It may be called
@@ -90,27 +59,11 @@ func (b *eventBody) Close() error {
 	return err
 }
 
-// A chunk is a buffer for reading a streamed body. Chunks are recycled
-// when a body's reader has seen its end, so that a short stream costs no
-// 16 KiB allocation.
-type chunk [16 << 10]byte
-
-var chunkPool sync.Pool
-
-func getChunk() *chunk {
-	if c, ok := chunkPool.Get().(*chunk); ok {
-		return c
-	}
-	return new(chunk)
-}
-
-func putChunk(c *chunk) { chunkPool.Put(c) }
-
 // finish passes on an event left incomplete when the stream ended (clients
 // discard it: only a blank line dispatches an event) and ends the exchange.
 func (b *eventBody) finish() {
-	b.out = append(b.out, b.held...)
-	b.out = append(b.out, b.line...)
+	b.Out = append(b.Out, b.held...)
+	b.Out = append(b.Out, b.line...)
 	b.reset()
 	b.line = b.line[:0]
 	b.t.ids().Release(b.ex, b.failed)
@@ -158,7 +111,7 @@ func (b *eventBody) put(p []byte) {
 	if b.holding {
 		b.held = append(b.held, p...)
 	} else {
-		b.out = append(b.out, p...)
+		b.Out = append(b.Out, p...)
 	}
 }
 
@@ -167,15 +120,15 @@ func (b *eventBody) partial(p []byte) {
 	if b.skipping {
 		if len(p) > 0 {
 			b.skipLine = true
-			b.out = append(b.out, p...)
+			b.Out = append(b.Out, p...)
 		}
 		return
 	}
 	b.line = append(b.line, p...)
 	if len(b.held)+len(b.line) > b.max {
 		// Too long to examine: pass the event on as it is.
-		b.out = append(b.out, b.held...)
-		b.out = append(b.out, b.line...)
+		b.Out = append(b.Out, b.held...)
+		b.Out = append(b.Out, b.line...)
 		b.skipLine = len(b.line) > 0
 		b.line = b.line[:0]
 		b.reset()
@@ -188,7 +141,7 @@ var bom = []byte("\xef\xbb\xbf")
 // endLine processes the current line, ended by term.
 func (b *eventBody) endLine(term []byte) {
 	if b.skipping {
-		b.out = append(b.out, term...)
+		b.Out = append(b.Out, term...)
 		if !b.skipLine { // a blank line ends the event
 			b.skipping = false
 		}
@@ -205,8 +158,8 @@ func (b *eventBody) endLine(term []byte) {
 	switch {
 	case len(content) == 0:
 		b.dispatch()
-		b.out = append(b.out, l...)
-		b.out = append(b.out, term...)
+		b.Out = append(b.Out, l...)
+		b.Out = append(b.Out, term...)
 	case content[0] == ':': // a comment
 		b.put(l)
 		b.put(term)
@@ -230,7 +183,7 @@ func (b *eventBody) endLine(term []byte) {
 // next event.
 func (b *eventBody) dispatch() {
 	if b.holding {
-		b.out = b.restoreEvent(b.out)
+		b.Out = b.restoreEvent(b.Out)
 	}
 	b.reset()
 }

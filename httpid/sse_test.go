@@ -181,7 +181,7 @@ func TestEventBodyBoundedMemory(t *testing.T) {
 			for {
 				n, err := b.Read(buf)
 				total += n
-				if held := cap(b.held) + cap(b.line) + cap(b.out) + cap(b.join); held > 256<<10 {
+				if held := cap(b.held) + cap(b.line) + cap(b.Out) + cap(b.join); held > 256<<10 {
 					t.Fatalf("after %d bytes the eventBody holds %d bytes", total, held)
 				}
 				if err == io.EOF {

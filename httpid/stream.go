@@ -19,16 +19,12 @@ import (
 // is valid JSON is for the restoring to decide, which leaves invalid text
 // unchanged.
 type streamBody struct {
-	t      *Transport
-	rc     io.ReadCloser
-	ex     *restore.Exchange
-	failed bool
-	max    int
-
-	buf *chunk // chunk read from rc, until rc's error
-	out []byte // bytes ready for the caller, from out[off]
-	off int
-	err error // rc's error, returned once out is drained
+	restore.Filter // reads rc through feed; end at its end
+	t              *Transport
+	rc             io.ReadCloser
+	ex             *restore.Exchange
+	failed         bool
+	max            int
 
 	held     []byte // the current object or array from its first byte
 	in       bool   // within a top-level object or array
@@ -38,41 +34,17 @@ type streamBody struct {
 }
 
 func newStreamBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *streamBody {
-	return &streamBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize()}
+	b := &streamBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize()}
+	b.Src, b.Feed, b.End = rc, b.feed, b.end
+	return b
 }
 
-// Read implements io.Reader. It returns what is ready as soon as any is,
-// without waiting to fill p.
-func (b *streamBody) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for b.off == len(b.out) {
-		b.out, b.off = b.out[:0], 0
-		if b.err != nil {
-			return 0, b.err
-		}
-		if b.buf == nil {
-			b.buf = getChunk()
-		}
-		n, err := b.rc.Read(b.buf[:])
-		b.feed(b.buf[:n])
-		if err != nil {
-			// An unfinished object or array passes on as it is.
-			b.err = err
-			putChunk(b.buf)
-			b.buf = nil
-			b.out = append(b.out, b.held...)
-			b.held = nil
-			b.t.ids().Release(b.ex, b.failed)
-		}
-		if cap(b.out) > heldLimit && b.off == len(b.out) {
-			b.out = nil
-		}
-	}
-	n := copy(p, b.out[b.off:])
-	b.off += n
-	return n, nil
+// end passes on an unfinished object or array as it is, and ends the
+// exchange.
+func (b *streamBody) end() {
+	b.Out = append(b.Out, b.held...)
+	b.held = nil
+	b.t.ids().Release(b.ex, b.failed)
 }
 
 // Close closes the underlying body and ends the exchange. It may be called
@@ -89,10 +61,10 @@ func (b *streamBody) feed(p []byte) {
 		if !b.in {
 			i := bytes.IndexAny(p, "{[")
 			if i < 0 {
-				b.out = append(b.out, p...)
+				b.Out = append(b.Out, p...)
 				return
 			}
-			b.out = append(b.out, p[:i]...)
+			b.Out = append(b.Out, p[:i]...)
 			p = p[i:]
 			b.in, b.depth, b.str, b.esc = true, 0, false, false
 		}
@@ -100,16 +72,16 @@ func (b *streamBody) feed(p []byte) {
 		seg := p[:i]
 		p = p[i:]
 		if b.skipping {
-			b.out = append(b.out, seg...)
+			b.Out = append(b.Out, seg...)
 		} else if b.held = append(b.held, seg...); len(b.held) > b.max {
-			b.out = append(b.out, b.held...)
+			b.Out = append(b.Out, b.held...)
 			b.held = b.held[:0]
 			b.skipping = true
 		}
 		if done {
 			if !b.skipping {
 				out, _ := b.t.ids().RestoreInPlace(b.held)
-				b.out = append(b.out, out...)
+				b.Out = append(b.Out, out...)
 			}
 			b.held = b.held[:0]
 			if cap(b.held) > heldLimit {

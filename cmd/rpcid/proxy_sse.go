@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // maxEndpointEvent is the size in bytes of the largest event an endpointBody
@@ -26,55 +28,28 @@ const maxEndpointEvent = 64 << 10
 // standard section 9.2.6 says; a byte order mark may start the stream.
 // Comments and blocks without data before the first event pass on unchanged.
 type endpointBody struct {
-	rc io.ReadCloser
-	fn func(value []byte) []byte
+	restore.Filter // reads rc through feed
+	rc             io.ReadCloser
+	fn             func(value []byte) []byte
 	// multi, if set, is called instead of fn for an endpoint event with
 	// more than one data line, with the value a client reads (the lines'
 	// values joined by LF); such an event passes unchanged.
 	multi func(value []byte)
 
-	buf     []byte   // chunk read from rc
 	block   []byte   // the current block (lines up to a blank line), held
 	lines   [][2]int // start and end of each complete line's content in block
 	line    int      // start of the current line in block
 	scanned int      // bytes of block looked at
 	crEnded bool     // the last line ended with CR: a LF next belongs to it
 	start   bool     // at the start of the stream: a BOM may come
-	pass    bool     // done examining: bytes pass through
-	out     []byte   // bytes ready for the caller, from out[off]
-	off     int
-	err     error
 }
 
 func newEndpointBody(rc io.ReadCloser, fn func([]byte) []byte) *endpointBody {
-	return &endpointBody{rc: rc, fn: fn, start: true}
-}
-
-// Read implements io.Reader. It returns what is ready as soon as any is.
-func (b *endpointBody) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for b.off == len(b.out) {
-		b.out, b.off = b.out[:0], 0
-		if b.err != nil {
-			return 0, b.err
-		}
-		if b.pass {
-			return b.rc.Read(p)
-		}
-		if b.buf == nil {
-			b.buf = make([]byte, 4<<10)
-		}
-		n, err := b.rc.Read(b.buf)
-		b.feed(b.buf[:n], err != nil)
-		if err != nil {
-			b.err = err
-		}
-	}
-	n := copy(p, b.out[b.off:])
-	b.off += n
-	return n, nil
+	b := &endpointBody{rc: rc, fn: fn, start: true}
+	b.Src = rc
+	b.Feed = func(p []byte) { b.feed(p, false) }
+	b.End = func() { b.feed(nil, true) }
+	return b
 }
 
 // Close closes the underlying body.
@@ -96,9 +71,9 @@ func (b *endpointBody) feed(p []byte, eof bool) {
 	for i := b.scanned; i < len(b.block); i++ {
 		if i >= maxEndpointEvent {
 			// Too long for an endpoint event: stop examining.
-			b.out = append(b.out, b.block...)
+			b.Out = append(b.Out, b.block...)
 			b.block = nil
-			b.pass = true
+			b.Pass = true
 			return
 		}
 		c := b.block[i]
@@ -122,8 +97,8 @@ func (b *endpointBody) feed(p []byte, eof bool) {
 				end++
 			}
 			b.endBlock(end)
-			if b.pass {
-				b.out = append(b.out, b.block...)
+			if b.Pass {
+				b.Out = append(b.Out, b.block...)
 				b.block = nil
 				return
 			}
@@ -135,9 +110,9 @@ func (b *endpointBody) feed(p []byte, eof bool) {
 	}
 	b.scanned = len(b.block)
 	if eof {
-		b.out = append(b.out, b.block...)
+		b.Out = append(b.Out, b.block...)
 		b.block = nil
-		b.pass = true
+		b.Pass = true
 	}
 }
 
@@ -176,19 +151,19 @@ func (b *endpointBody) endBlock(end int) {
 	}
 	out := b.block[:end]
 	if data > 0 {
-		b.pass = true
+		b.Pass = true
 		if string(event) == "endpoint" && data > 1 && b.multi != nil {
 			b.multi(joined)
 		}
 		if string(event) == "endpoint" && data == 1 {
 			if repl := b.fn(value); repl != nil {
-				b.out = append(b.out, b.block[:vstart]...)
-				b.out = append(b.out, repl...)
+				b.Out = append(b.Out, b.block[:vstart]...)
+				b.Out = append(b.Out, repl...)
 				out = b.block[vend:end]
 			}
 		}
 	}
-	b.out = append(b.out, out...)
+	b.Out = append(b.Out, out...)
 	b.block = append(b.block[:0], b.block[end:]...)
 	b.lines = b.lines[:0]
 	b.line, b.scanned, b.crEnded = 0, 0, false

@@ -5,9 +5,6 @@ import (
 	"io"
 )
 
-// readSize is how many bytes a lineReader asks its source for at a time.
-const readSize = 32 << 10
-
 // NewLineReader returns a reader of src's bytes in which each complete line
 // of at most max bytes, its terminating LF included, is replaced by what fn
 // appends to dst for it. A last line that ends without LF at the end of src
@@ -26,49 +23,25 @@ func NewLineReader(src io.Reader, max int, fn func(dst, line []byte) []byte) io.
 	if max < 1 {
 		max = 1
 	}
-	return &lineReader{src: src, max: max, fn: fn}
+	r := &lineReader{max: max, fn: fn}
+	r.Src, r.Feed, r.End = src, r.feed, r.end
+	return r
 }
 
 type lineReader struct {
-	src     io.Reader
+	Filter
 	max     int
 	fn      func(dst, line []byte) []byte
-	buf     []byte // chunk read from src
 	line    []byte // the current line so far, while it is at most max bytes
-	out     []byte // bytes ready for the reader, from out[off]
-	off     int
-	passing bool  // the current line outgrew max: pass it on as it arrives
-	err     error // src's error, returned once out is drained
+	passing bool   // the current line outgrew max: pass it on as it arrives
 }
 
-func (r *lineReader) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+// end gives a last line without LF to fn.
+func (r *lineReader) end() {
+	if len(r.line) > 0 {
+		r.Out = r.fn(r.Out, r.line)
+		r.line = r.line[:0]
 	}
-	for r.off == len(r.out) {
-		r.out, r.off = r.out[:0], 0
-		if r.err != nil {
-			return 0, r.err
-		}
-		if r.buf == nil {
-			r.buf = make([]byte, readSize)
-		}
-		n, err := r.src.Read(r.buf)
-		r.feed(r.buf[:n])
-		if err != nil {
-			r.err = err
-			if len(r.line) > 0 { // a last line without LF
-				r.out = r.fn(r.out, r.line)
-				r.line = r.line[:0]
-			}
-		}
-		if cap(r.out) > 4*readSize && r.off == len(r.out) {
-			r.out = nil // do not pin the memory of one long burst
-		}
-	}
-	n := copy(p, r.out[r.off:])
-	r.off += n
-	return n, nil
 }
 
 // feed processes bytes read from src.
@@ -77,18 +50,18 @@ func (r *lineReader) feed(p []byte) {
 		i := bytes.IndexByte(p, '\n')
 		if r.passing {
 			if i < 0 {
-				r.out = append(r.out, p...)
+				r.Out = append(r.Out, p...)
 				return
 			}
-			r.out = append(r.out, p[:i+1]...)
+			r.Out = append(r.Out, p[:i+1]...)
 			r.passing = false
 			p = p[i+1:]
 			continue
 		}
 		if i < 0 {
 			if len(r.line)+len(p) > r.max {
-				r.out = append(r.out, r.line...)
-				r.out = append(r.out, p...)
+				r.Out = append(r.Out, r.line...)
+				r.Out = append(r.Out, p...)
 				r.line = nil // do not hold max bytes while the rest streams past
 				r.passing = true
 				return
@@ -100,16 +73,16 @@ func (r *lineReader) feed(p []byte) {
 		p = p[i+1:]
 		switch {
 		case len(r.line)+len(seg) > r.max:
-			r.out = append(r.out, r.line...)
-			r.out = append(r.out, seg...)
+			r.Out = append(r.Out, r.line...)
+			r.Out = append(r.Out, seg...)
 		case len(r.line) == 0:
-			r.out = r.fn(r.out, seg)
+			r.Out = r.fn(r.Out, seg)
 		default:
 			r.line = append(r.line, seg...)
-			r.out = r.fn(r.out, r.line)
+			r.Out = r.fn(r.Out, r.line)
 		}
 		r.line = r.line[:0]
-		if cap(r.line) > 4*readSize {
+		if cap(r.line) > 4*chunkSize {
 			r.line = nil
 		}
 	}

@@ -1,0 +1,88 @@
+package restore
+
+import (
+	"io"
+	"sync"
+)
+
+// chunkSize is how many bytes a Filter asks its source for at a time.
+const chunkSize = 16 << 10
+
+// maxIdleOut is the capacity above which a Filter lets go of its output
+// buffer once the reader has drained it, so that one long burst does not pin
+// its memory for a stream's lifetime.
+const maxIdleOut = 256 << 10
+
+// A chunk is a read buffer. Chunks are recycled when a Filter's source has
+// ended, so a short stream costs no allocation for one.
+type chunk [chunkSize]byte
+
+var chunkPool = sync.Pool{New: func() any { return new(chunk) }}
+
+// A Filter is the read loop shared by this module's streaming rewriters:
+// NewLineReader here, httpid's event-stream and JSON-stream bodies, and rpcid
+// proxy's rewrite of the 2024-11-05 endpoint event. Read asks Src for a chunk,
+// gives it to Feed, which appends what is to be passed on to Out (holding back
+// what it must), and returns as soon as any of Out is ready, without waiting
+// to fill its buffer. When Src returns an error (io.EOF included), End, if
+// set, is called once to flush what is held, and the error is returned after
+// Out is drained. Feed may set Pass: once Out is drained, Read then reads Src
+// directly.
+type Filter struct {
+	// Src is the stream read.
+	Src io.Reader
+	// Feed takes each chunk read from Src and appends to Out what is to be
+	// passed on; it must not keep p.
+	Feed func(p []byte)
+	// End, if set, is called once when Src has returned an error, to
+	// append to Out what Feed still holds.
+	End func()
+	// Out holds the bytes ready for the reader, from an offset the Filter
+	// keeps; Feed and End append to it.
+	Out []byte
+	// Pass, set by Feed, makes Read read Src directly once Out is drained.
+	Pass bool
+
+	off int
+	err error  // Src's error, returned once Out is drained
+	buf *chunk // until Src's error or Pass
+}
+
+// Read implements io.Reader.
+func (f *Filter) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for f.off == len(f.Out) {
+		f.Out, f.off = f.Out[:0], 0
+		if f.err != nil {
+			return 0, f.err
+		}
+		if f.Pass {
+			if f.buf != nil {
+				chunkPool.Put(f.buf)
+				f.buf = nil
+			}
+			return f.Src.Read(p)
+		}
+		if f.buf == nil {
+			f.buf = chunkPool.Get().(*chunk)
+		}
+		n, err := f.Src.Read(f.buf[:])
+		f.Feed(f.buf[:n])
+		if err != nil {
+			f.err = err
+			chunkPool.Put(f.buf)
+			f.buf = nil
+			if f.End != nil {
+				f.End()
+			}
+		}
+		if cap(f.Out) > maxIdleOut && len(f.Out) == 0 {
+			f.Out = nil
+		}
+	}
+	n := copy(p, f.Out[f.off:])
+	f.off += n
+	return n, nil
+}
