@@ -230,7 +230,17 @@ func examineRequest(req *http.Request) bool {
 	if req.Method != http.MethodPost || req.Body == nil || req.Body == http.NoBody || encoded(req.Header) {
 		return false
 	}
-	return req.Header.Get("Content-Type") == "" || isJSON(mediaType(req.Header))
+	return headerValue(req.Header, "Content-Type") == "" || isJSON(mediaType(req.Header))
+}
+
+// headerValue is h.Get(key) for a key already in canonical form (as
+// textproto.CanonicalMIMEHeaderKey writes it), without canonicalizing the
+// key again on every call: the same first value, or "".
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // readRequest reads req's body and returns a request that sends the same
@@ -386,7 +396,7 @@ func (*bytesBody) Close() error { return nil }
 // strings.EqualFold: media types are case-insensitive (RFC 9110 section
 // 8.3.1).
 func mediaType(h http.Header) string {
-	v := h.Get("Content-Type")
+	v := headerValue(h, "Content-Type")
 	if i := strings.IndexByte(v, ';'); i >= 0 {
 		v = v[:i]
 	}
@@ -447,7 +457,7 @@ func isSeq(mt string) bool {
 
 // encoded reports whether h names a content coding other than identity.
 func encoded(h http.Header) bool {
-	ce := strings.TrimSpace(h.Get("Content-Encoding"))
+	ce := strings.TrimSpace(headerValue(h, "Content-Encoding"))
 	return ce != "" && !strings.EqualFold(ce, "identity")
 }
 
