@@ -230,7 +230,8 @@ func examineRequest(req *http.Request) bool {
 	if req.Method != http.MethodPost || req.Body == nil || req.Body == http.NoBody || encoded(req.Header) {
 		return false
 	}
-	return headerValue(req.Header, "Content-Type") == "" || isJSON(mediaType(req.Header))
+	ct := headerValue(req.Header, "Content-Type")
+	return ct == "" || isJSON(parseMediaType(ct))
 }
 
 // headerValue is h.Get(key) for a key already in canonical form (as
@@ -316,6 +317,10 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 		return
 	}
 	switch mt := mediaType(resp.Header); {
+	case mt == "application/json" && resp.ContentLength > 0:
+		// The common case first, without comparing it with every type below.
+		t.restoreJSON(resp)
+		t.ids().Release(ex, failed)
 	case strings.EqualFold(mt, "text/event-stream"):
 		resp.Body = newEventBody(t, resp.Body, ex, failed)
 		streamed(resp)
@@ -396,7 +401,14 @@ func (*bytesBody) Close() error { return nil }
 // strings.EqualFold: media types are case-insensitive (RFC 9110 section
 // 8.3.1).
 func mediaType(h http.Header) string {
-	v := headerValue(h, "Content-Type")
+	return parseMediaType(headerValue(h, "Content-Type"))
+}
+
+// parseMediaType is mediaType for the Content-Type value v.
+func parseMediaType(v string) string {
+	if v == "application/json" {
+		return v // the common case, exactly as written: nothing to trim or check
+	}
 	if i := strings.IndexByte(v, ';'); i >= 0 {
 		v = v[:i]
 	}
@@ -408,13 +420,22 @@ func mediaType(h http.Header) string {
 	return v
 }
 
+// tokenChars[c] reports whether c may appear in a token of RFC 2045 section
+// 5.1: any US-ASCII character except space, controls and tspecials.
+var tokenChars = func() (t [256]bool) {
+	for c := '!'; c < 0x7f; c++ {
+		t[c] = !strings.ContainsRune(`()<>@,;:\"/[]?=`, c)
+	}
+	return t
+}()
+
 // isToken reports whether s is a non-empty token of RFC 2045 section 5.1.
 func isToken(s string) bool {
 	if s == "" {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?=`, c) >= 0 {
+		if !tokenChars[s[i]] {
 			return false
 		}
 	}
