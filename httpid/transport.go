@@ -2,6 +2,7 @@ package httpid
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rpcid/rpcid/internal/restore"
 )
@@ -119,6 +121,13 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // MaxPending ids are remembered; a request that cannot be recorded within that
 // limit fails with ErrTooManyPending before it is sent. As with http.Transport,
 // callers must close response bodies.
+//
+// An application/json body read in full before RoundTrip returns is held in
+// a buffer that serves a later response once the body's last byte has been
+// read (by Read or WriteTo): from then on its Read returns 0 and io.EOF, and
+// after Close it returns 0 and an error, as http.Transport's bodies do, so
+// it never yields another exchange's bytes. A body closed before its end
+// keeps its buffer for itself.
 //
 // A Transport is safe for concurrent use by multiple goroutines, and shares
 // one table of ids among all of its requests. Its zero value is ready to use.
@@ -252,7 +261,7 @@ func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error
 	if req.ContentLength > int64(limit) {
 		return req, nil, nil // too long to examine: send it on as it is
 	}
-	data, err := readBody(req.Body, req.ContentLength, limit)
+	data, err := readBody(nil, req.Body, req.ContentLength, limit)
 	if err != nil {
 		req.Body.Close()
 		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
@@ -277,16 +286,19 @@ func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error
 	return r2, data, nil
 }
 
-// readBody reads r to its end or to limit+1 bytes, whichever comes first.
-// size is the length r is expected to have, or -1 (0 for a request) if
-// unknown: a body of the expected length is read into one buffer, with room
-// for one more byte to see its end.
-func readBody(r io.Reader, size int64, limit int) ([]byte, error) {
+// readBody reads r to its end or to limit+1 bytes, whichever comes first,
+// appending to data, which is empty. size is the length r is expected to
+// have, or -1 (0 for a request) if unknown: a body of the expected length is
+// read into one buffer, with room for one more byte to see its end; data is
+// used if it has that room.
+func readBody(data []byte, r io.Reader, size int64, limit int) ([]byte, error) {
 	n := 512
 	if size > 0 && size <= int64(limit) {
 		n = int(size) + 1
 	}
-	data := make([]byte, 0, n)
+	if cap(data) < n {
+		data = make([]byte, 0, n)
+	}
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]
@@ -356,10 +368,15 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 		return
 	}
 	body := resp.Body
-	data, err := readBody(body, resp.ContentLength, limit)
+	buf, _ := bodyBufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	data, err := readBody((*buf)[:0], body, resp.ContentLength, limit)
 	switch {
 	case err != nil:
-		// Give the caller what arrived, then the same error.
+		// Give the caller what arrived, then the same error. data is not
+		// pooled again: the caller may read it at any time.
 		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), errReader{err}), body}
 		return
 	case len(data) > limit:
@@ -367,6 +384,7 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 		return
 	}
 	body.Close()
+	*buf = data
 	out, _ := t.ids().RestoreInPlace(data)
 	if int64(len(out)) != resp.ContentLength {
 		resp.ContentLength = int64(len(out))
@@ -375,10 +393,89 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 			v[0] = strconv.Itoa(len(out))
 		}
 	}
-	resp.Body = newBytesBody(out)
+	resp.Body = &jsonBody{data: out, buf: buf}
 }
 
-// A bytesBody is a request or response body held in memory.
+// maxPooled is the capacity in bytes of the largest buffer that a jsonBody
+// gives back to bodyBufs; larger ones are left to the garbage collector, so
+// that one large body does not pin its memory in the pool.
+const maxPooled = 64 << 10
+
+// bodyBufs holds the buffers (*[]byte) of jsonBodies read to their end, for
+// the next application/json response to be read into.
+var bodyBufs sync.Pool
+
+// errBodyClosed is returned by a Read of a response body held in memory
+// after its Close, as http.Transport's bodies do.
+var errBodyClosed = errors.New("httpid: read on closed response body")
+
+// A jsonBody is an application/json response body read in full and
+// restored. Its buffer goes back to bodyBufs as soon as its last byte has
+// been read, by the Read or WriteTo that read it, and never otherwise: the
+// body then holds no bytes, and every later Read returns io.EOF (or
+// errBodyClosed after Close). A body closed before its end leaves its
+// buffer to the garbage collector, so a Read running concurrently with
+// Close, as a response body allows, still reads this exchange's bytes.
+// Read and WriteTo must not be called concurrently with each other, as for
+// any io.Reader.
+type jsonBody struct {
+	data   []byte  // the body; data[off:] is unread
+	off    int     // bytes read
+	buf    *[]byte // the pooled buffer behind data, until given back
+	closed atomic.Bool
+}
+
+// Read implements io.Reader.
+func (b *jsonBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errBodyClosed
+	}
+	if b.off >= len(b.data) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.data[b.off:])
+	if b.off += n; b.off == len(b.data) {
+		b.release()
+	}
+	return n, nil
+}
+
+// WriteTo implements io.WriterTo, so that io.Copy writes the body without a
+// buffer of its own.
+func (b *jsonBody) WriteTo(w io.Writer) (int64, error) {
+	if b.closed.Load() {
+		return 0, errBodyClosed
+	}
+	if b.off >= len(b.data) {
+		return 0, nil
+	}
+	n, err := w.Write(b.data[b.off:]) // w must not keep the slice (io.Writer)
+	if n < len(b.data)-b.off && err == nil {
+		err = io.ErrShortWrite
+	}
+	if b.off += n; b.off == len(b.data) {
+		b.release()
+	}
+	return int64(n), err
+}
+
+// Close implements io.Closer. A second Close does nothing.
+func (b *jsonBody) Close() error {
+	b.closed.Store(true)
+	return nil
+}
+
+// release gives the buffer back to bodyBufs once every byte has been read.
+func (b *jsonBody) release() {
+	b.data, b.off = nil, 0
+	if b.buf != nil && cap(*b.buf) <= maxPooled {
+		*b.buf = (*b.buf)[:0]
+		bodyBufs.Put(b.buf)
+	}
+	b.buf = nil
+}
+
+// A bytesBody is a request body held in memory.
 type bytesBody struct{ bytes.Reader }
 
 // A requestCopy is a request sent in place of the caller's, with its body.
