@@ -198,3 +198,80 @@ func TestJSONBodyConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// sizedRequest is a JSON-RPC request with id of exactly n bytes (n >= 60).
+func sizedRequest(id, n int) string {
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"m","params":"`, id)
+	return head + strings.Repeat("p", n-len(head)-2) + `"}`
+}
+
+// TestTransportRequestSizes sends request bodies of lengths around those of
+// the buffers the Transport reads them into, with their length known or not
+// (an io.Reader that http.NewRequest does not recognise), and checks that the
+// base RoundTripper receives them byte for byte, that GetBody gives the same
+// bytes again, and that the id was recorded: the response, with the id as a
+// string, is restored.
+func TestTransportRequestSizes(t *testing.T) {
+	var sent, again string
+	base := roundTripper(func(req *http.Request) (*http.Response, error) {
+		data, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		sent = string(data)
+		again = "(no GetBody)"
+		if req.GetBody != nil {
+			rc, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			data, _ = io.ReadAll(rc)
+			again = string(data)
+		}
+		_, rest, _ := strings.Cut(sent, `"id":`)
+		id, _, _ := strings.Cut(rest, ",")
+		body := `{"jsonrpc":"2.0","id":"` + id + `","result":{}}`
+		return &http.Response{
+			StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			ContentLength: int64(len(body)), Body: io.NopCloser(strings.NewReader(body)), Request: req,
+		}, nil
+	})
+	tr := &httpid.Transport{Base: base}
+	for _, n := range []int{60, 118, 119, 120, 121, 502, 503, 504, 505, 512, 513, 4000} {
+		for _, known := range []bool{true, false} {
+			body := sizedRequest(n, n)
+			var r io.Reader = strings.NewReader(body)
+			if !known {
+				r = struct{ io.Reader }{r}
+			}
+			req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if sent != body {
+				t.Errorf("%d bytes, length known %v: sent %d bytes %.40q..., want %.40q...", n, known, len(sent), sent, body)
+			}
+			if again != body {
+				t.Errorf("%d bytes, length known %v: GetBody gives %.40q...", n, known, again)
+			}
+			if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, n); err != nil || string(got) != want {
+				t.Errorf("%d bytes, length known %v: response %q, %v; want %q", n, known, got, err, want)
+			}
+		}
+	}
+	if n := tr.Len(); n != 0 {
+		t.Errorf("Len() = %d, want 0", n)
+	}
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -183,9 +183,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		base = http.DefaultTransport
 	}
 	var ex *restore.Exchange
+	var c *requestCopy
 	if examineRequest(req) {
-		r2, body, err := t.readRequest(req)
-		if err != nil {
+		var body []byte
+		var err error
+		if c, body, err = t.readRequest(req); err != nil {
 			return nil, err
 		}
 		if body != nil {
@@ -193,14 +195,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, fmt.Errorf("httpid: %w", err)
 			}
 		}
-		req = r2
+		if c != nil {
+			req = &c.Request
+		}
 	}
 	resp, err := base.RoundTrip(req)
 	if err != nil {
 		t.ids().Release(ex, true)
 		return nil, err
 	}
-	t.wrap(req, resp, ex)
+	t.wrap(req, resp, ex, c)
 	return resp, nil
 }
 
@@ -253,28 +257,27 @@ func headerValue(h http.Header, key string) string {
 	return ""
 }
 
-// readRequest reads req's body and returns a request that sends the same
-// bytes, with the bytes if they are to be examined (nil if the body is
-// longer than MaxMessageSize).
-func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error) {
+// readRequest reads req's body and returns a copy of req that sends the
+// same bytes (nil to send req itself), with the bytes if they are to be
+// examined (nil if the body is longer than MaxMessageSize).
+func (t *Transport) readRequest(req *http.Request) (*requestCopy, []byte, error) {
 	limit := t.maxMessageSize()
 	if req.ContentLength > int64(limit) {
-		return req, nil, nil // too long to examine: send it on as it is
+		return nil, nil, nil // too long to examine: send it on as it is
 	}
-	data, err := readBody(nil, req.Body, req.ContentLength, limit)
+	// A shallow copy, as Request.WithContext makes: only the body changes,
+	// and nothing the two requests share is modified.
+	c, buf := newRequestCopy(req)
+	data, err := readBody(buf, req.Body, req.ContentLength, limit)
 	if err != nil {
 		req.Body.Close()
 		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
 	}
-	// A shallow copy, as Request.WithContext makes: only the body changes,
-	// and nothing the two requests share is modified. The copy and its
-	// body are one allocation.
-	c := &requestCopy{Request: *req}
 	r2 := &c.Request
 	if len(data) > limit {
 		// Too long to examine: send it on as it is, unrecorded.
 		r2.Body = readCloser{io.MultiReader(bytes.NewReader(data), req.Body), req.Body}
-		return r2, nil, nil
+		return c, nil, nil
 	}
 	req.Body.Close()
 	c.body.Reset(data)
@@ -283,21 +286,23 @@ func (t *Transport) readRequest(req *http.Request) (*http.Request, []byte, error
 		// The original GetBody, if any, gives these same bytes again.
 		r2.GetBody = func() (io.ReadCloser, error) { return newBytesBody(data), nil }
 	}
-	return r2, data, nil
+	return c, data, nil
 }
 
 // readBody reads r to its end or to limit+1 bytes, whichever comes first,
 // appending to data, which is empty. size is the length r is expected to
 // have, or -1 (0 for a request) if unknown: a body of the expected length is
 // read into one buffer, with room for one more byte to see its end; data is
-// used if it has that room.
-func readBody(data []byte, r io.Reader, size int64, limit int) ([]byte, error) {
-	n := 512
-	if size > 0 && size <= int64(limit) {
-		n = int(size) + 1
-	}
-	if cap(data) < n {
-		data = make([]byte, 0, n)
+// used if it has that room, or if the length is unknown and it has any.
+// r is typed as the body it is, which saves an interface conversion per call.
+func readBody(data []byte, r io.ReadCloser, size int64, limit int) ([]byte, error) {
+	switch {
+	case size > 0 && size <= int64(limit):
+		if n := int(size) + 1; cap(data) < n {
+			data = make([]byte, 0, n)
+		}
+	case cap(data) == 0:
+		data = make([]byte, 0, 512)
 	}
 	for {
 		if len(data) == cap(data) {
@@ -322,7 +327,8 @@ func readBody(data []byte, r io.Reader, size int64, limit int) ([]byte, error) {
 
 // wrap arranges for resp's body to be examined and for ex to be released
 // when the exchange ends.
-func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exchange) {
+// c is the copy of the request sent, if one was made.
+func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exchange, c *requestCopy) {
 	failed := resp.StatusCode < 200 || resp.StatusCode > 299
 	if req.Method == http.MethodHead || resp.Body == nil || resp.Body == http.NoBody || resp.ContentLength == 0 || encoded(resp.Header) {
 		t.ids().Release(ex, failed)
@@ -331,7 +337,7 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 	switch mt := mediaType(resp.Header); {
 	case mt == "application/json" && resp.ContentLength > 0:
 		// The common case first, without comparing it with every type below.
-		t.restoreJSON(resp)
+		t.restoreJSON(resp, ex, c)
 		t.ids().Release(ex, failed)
 	case strings.EqualFold(mt, "text/event-stream"):
 		resp.Body = newEventBody(t, resp.Body, ex, failed)
@@ -342,7 +348,7 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 	case isJSON(mt) && resp.ContentLength < 0:
 		resp.Body = newStreamBody(t, resp.Body, ex, failed)
 	case isJSON(mt):
-		t.restoreJSON(resp)
+		t.restoreJSON(resp, ex, c)
 		t.ids().Release(ex, failed)
 	default:
 		t.ids().Release(ex, failed)
@@ -358,13 +364,16 @@ func streamed(resp *http.Response) {
 }
 
 // restoreJSON reads resp's body, of known length, restores the ids in it and
-// replaces it.
-func (t *Transport) restoreJSON(resp *http.Response) {
+// replaces it. ex is the exchange's own ids, if it has any, and c the copy
+// of its request, if one was made: the new body is allocated with it.
+func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *requestCopy) {
 	limit := t.maxMessageSize()
-	if resp.ContentLength > int64(limit) || t.ids().Idle() {
+	if resp.ContentLength > int64(limit) || ex == nil && t.ids().Idle() {
 		// Too long to examine; or nothing to restore and no one to tell of
 		// an unmatched id: a complete document's responses answer requests
-		// already recorded.
+		// already recorded. (An exchange that recorded ids has them to
+		// restore, unless another stream answered them meanwhile: the
+		// Table's lock is not taken to ask.)
 		return
 	}
 	body := resp.Body
@@ -393,7 +402,14 @@ func (t *Transport) restoreJSON(resp *http.Response) {
 			v[0] = strconv.Itoa(len(out))
 		}
 	}
-	resp.Body = &jsonBody{data: out, buf: buf}
+	var b *jsonBody
+	if c != nil {
+		b = &c.resp
+	} else {
+		b = new(jsonBody)
+	}
+	b.data, b.buf = out, buf
+	resp.Body = b
 }
 
 // maxPooled is the capacity in bytes of the largest buffer that a jsonBody
@@ -478,10 +494,43 @@ func (b *jsonBody) release() {
 // A bytesBody is a request body held in memory.
 type bytesBody struct{ bytes.Reader }
 
-// A requestCopy is a request sent in place of the caller's, with its body.
+// A requestCopy is a request sent in place of the caller's, with its body
+// and the body of its response if that is read in full: objects of one
+// exchange, allocated together. (resp.Request usually refers to the request
+// sent, so the copy lives as long as the response anyway.)
 type requestCopy struct {
 	http.Request
-	body bytesBody
+	body bytesBody // Request.Body
+	resp jsonBody  // the response body, if restoreJSON reads it
+}
+
+// smallCopy and mediumCopy hold a requestCopy and the request body in one
+// allocation, for bodies of at most len(buf)-1 bytes (readBody needs room
+// for one more to see the end): 512 and 896 bytes in all with Go 1.26's
+// http.Request, two of the allocator's size classes.
+type (
+	smallCopy struct {
+		requestCopy
+		buf [120]byte
+	}
+	mediumCopy struct {
+		requestCopy
+		buf [504]byte
+	}
+)
+
+// newRequestCopy returns a copy of req and an empty buffer allocated with it
+// for req's body (nil if the body is known to be too long for one).
+func newRequestCopy(req *http.Request) (*requestCopy, []byte) {
+	switch n := req.ContentLength; {
+	case n > 0 && n < int64(len(smallCopy{}.buf)):
+		c := &smallCopy{requestCopy: requestCopy{Request: *req}}
+		return &c.requestCopy, c.buf[:0]
+	case n < int64(len(mediumCopy{}.buf)): // or unknown: 0 or -1
+		c := &mediumCopy{requestCopy: requestCopy{Request: *req}}
+		return &c.requestCopy, c.buf[:0]
+	}
+	return &requestCopy{Request: *req}, nil
 }
 
 func newBytesBody(data []byte) *bytesBody {
@@ -547,7 +596,7 @@ func hasSuffixFold(s, suffix string) bool {
 // isJSON reports whether mt is a JSON media type (RFC 8259 section 11, RFC
 // 6839 section 3.1).
 func isJSON(mt string) bool {
-	return strings.EqualFold(mt, "application/json") || hasSuffixFold(mt, "+json")
+	return mt == "application/json" || strings.EqualFold(mt, "application/json") || hasSuffixFold(mt, "+json")
 }
 
 // lineTypes are the media types of newline-delimited JSON in use: NDJSON,
@@ -575,7 +624,11 @@ func isSeq(mt string) bool {
 
 // encoded reports whether h names a content coding other than identity.
 func encoded(h http.Header) bool {
-	ce := strings.TrimSpace(headerValue(h, "Content-Encoding"))
+	ce := headerValue(h, "Content-Encoding")
+	if ce == "" {
+		return false
+	}
+	ce = strings.TrimSpace(ce)
 	return ce != "" && !strings.EqualFold(ce, "identity")
 }
 
