@@ -119,9 +119,12 @@ func BenchmarkExchange(b *testing.B) {
 	}
 }
 
-// TestExchangeAllocs checks what the README states: a 1 KB application/json
-// exchange through httpid.Transport, which restores the id, costs at most 6
-// allocations more than the same exchange without it.
+// TestExchangeAllocs checks that a 1 KB application/json exchange through
+// httpid.Transport, which restores the id, costs at most 3 allocations more
+// than the same exchange without it (issue 11 asks for at most 6): the copy
+// of the request, which holds its body and the response body; the record of
+// the id; and the restored body's Content-Length value. The buffer the
+// response body is read into is reused once the body has been read.
 func TestExchangeAllocs(t *testing.T) {
 	msg := mcpResponse(1024)
 	base := &memTransport{ctype: "application/json", body: msg, length: int64(len(msg))}
@@ -150,7 +153,7 @@ func TestExchangeAllocs(t *testing.T) {
 		t.Fatalf("id not restored: %.60s", buf.Bytes())
 	}
 	t.Logf("%v allocations without httpid, %v with it", bare, with)
-	if with-bare > 6 {
-		t.Errorf("an exchange allocates %v times through httpid, %v times without: %v more, want at most 6", with, bare, with-bare)
+	if with-bare > 3 {
+		t.Errorf("an exchange allocates %v times through httpid, %v times without: %v more, want at most 3", with, bare, with-bare)
 	}
 }
