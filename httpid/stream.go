@@ -3,6 +3,7 @@ package httpid
 import (
 	"bytes"
 	"io"
+	"slices"
 
 	"github.com/rpcid/rpcid/internal/restore"
 )
@@ -71,6 +72,14 @@ func (b *streamBody) feed(p []byte) {
 		i, done := b.scan(p)
 		seg := p[:i]
 		p = p[i:]
+		if done && len(b.held) == 0 && !b.skipping && len(seg) <= b.max {
+			// The whole object or array is in this chunk: restore it
+			// straight from the chunk, without holding a copy.
+			b.Out = slices.Grow(b.Out, len(seg)+8) // room for an id restored longer
+			b.Out, _ = b.t.ids().AppendRestored(b.Out, seg)
+			b.in = false
+			continue
+		}
 		if b.skipping {
 			b.Out = append(b.Out, seg...)
 		} else if b.held = append(b.held, seg...); len(b.held) > b.max {
@@ -80,8 +89,7 @@ func (b *streamBody) feed(p []byte) {
 		}
 		if done {
 			if !b.skipping {
-				out, _ := b.t.ids().RestoreInPlace(b.held)
-				b.Out = append(b.Out, out...)
+				b.Out, _ = b.t.ids().AppendRestored(b.Out, b.held)
 			}
 			b.held = b.held[:0]
 			if cap(b.held) > heldLimit {
@@ -97,26 +105,26 @@ func (b *streamBody) feed(p []byte) {
 // it (done), or len(p).
 func (b *streamBody) scan(p []byte) (n int, done bool) {
 	for i := 0; i < len(p); i++ {
-		c := p[i]
 		if b.str {
-			switch {
-			case b.esc:
-				b.esc = false
-			case c == '\\':
-				b.esc = true
-			case c == '"':
-				b.str = false
-			default:
-				// Skip to the next byte that matters in a string.
-				if j := bytes.IndexAny(p[i:], "\"\\"); j < 0 {
-					return len(p), false
-				} else {
-					i += j - 1
-				}
+			if b.esc {
+				b.esc = false // the escaped byte
+				continue
 			}
+			// The string ends at the next quotation mark that is not
+			// escaped: one after an even run of reverse solidi. The run
+			// counts from i, where no escape is pending.
+			j := bytes.IndexByte(p[i:], '"')
+			if j < 0 {
+				b.esc = backslashes(p[i:])%2 == 1 // the next chunk's first byte is escaped
+				return len(p), false
+			}
+			if backslashes(p[i:i+j])%2 == 0 {
+				b.str = false
+			}
+			i += j // the quotation mark
 			continue
 		}
-		switch c {
+		switch p[i] {
 		case '"':
 			b.str = true
 		case '{', '[':
@@ -128,6 +136,15 @@ func (b *streamBody) scan(p []byte) (n int, done bool) {
 		}
 	}
 	return len(p), false
+}
+
+// backslashes returns the number of reverse solidi that end p.
+func backslashes(p []byte) int {
+	n := 0
+	for n < len(p) && p[len(p)-1-n] == '\\' {
+		n++
+	}
+	return n
 }
 
 // lineBody is the body of a newline-delimited JSON response: each line is

@@ -1,7 +1,10 @@
 package httpid
 
 import (
+	"bytes"
 	"io"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,10 +123,94 @@ func FuzzStreamBody(f *testing.F) {
 		if whole != split {
 			t.Fatalf("split reads changed the result:\nwhole %q\nsplit %q", whole, split)
 		}
+		if got, want := objectEnds(stream, seed), objectEndsSlow(stream); !slices.Equal(got, want) {
+			t.Fatalf("objects end at %v, want %v", got, want)
+		}
 		for _, c := range "\r\n:{}[]," {
 			if a, b := strings.Count(stream, string(c)), strings.Count(whole, string(c)); a != b {
 				t.Fatalf("%q count changed from %d to %d:\nin  %q\nout %q", c, a, b, stream, whole)
 			}
 		}
 	})
+}
+
+// objectEnds returns the offsets in stream just after each top-level object
+// or array that streamBody.scan finds, given stream in chunks of 1 to 7
+// bytes drawn from seed.
+func objectEnds(stream string, seed int64) []int {
+	var b streamBody
+	var ends []int
+	rnd := rand.New(rand.NewSource(seed))
+	for off := 0; off < len(stream); {
+		p := []byte(stream[off:min(len(stream), off+1+rnd.Intn(7))])
+		for len(p) > 0 {
+			if !b.in {
+				i := bytes.IndexAny(p, "{[")
+				if i < 0 {
+					off += len(p)
+					break
+				}
+				off += i
+				p = p[i:]
+				b.in, b.depth, b.str, b.esc = true, 0, false, false
+			}
+			n, done := b.scan(p)
+			off += n
+			p = p[n:]
+			if done {
+				ends = append(ends, off)
+				b.in = false
+			}
+		}
+	}
+	return ends
+}
+
+// objectEndsSlow is objectEnds by the obvious byte-at-a-time state machine.
+func objectEndsSlow(stream string) []int {
+	var ends []int
+	depth, str, esc := 0, false, false
+	for i := 0; i < len(stream); i++ {
+		c := stream[i]
+		switch {
+		case str && esc:
+			esc = false
+		case str && c == '\\':
+			esc = true
+		case str && c == '"':
+			str = false
+		case str:
+		case depth == 0 && c != '{' && c != '[':
+			// between top-level objects and arrays
+		case c == '"':
+			str = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				ends = append(ends, i+1)
+			}
+		}
+	}
+	return ends
+}
+
+func TestObjectEnds(t *testing.T) {
+	tests := []string{
+		`{"a":"b"}`,
+		`{"a":"\\"}{"b":"\""}`,
+		`{"a":"\\\\\""}]`,
+		`x"{"}"{"a":"}"}`,
+		`[{"a":["]"]},"\\\\"]  {"x":"y\\\\\\"}`,
+		`{"a":"` + strings.Repeat(`\\`, 20) + `"}{}`,
+		`{"a":"` + strings.Repeat(`\"`, 20) + `"}[]`,
+		`{"unterminated":"\\`,
+	}
+	for _, s := range tests {
+		for seed := range int64(20) {
+			if got, want := objectEnds(s, seed), objectEndsSlow(s); !slices.Equal(got, want) {
+				t.Errorf("objectEnds(%q, seed %d) = %v, want %v", s, seed, got, want)
+			}
+		}
+	}
 }
