@@ -3,6 +3,7 @@ package httpid
 import (
 	"bytes"
 	"io"
+	"slices"
 
 	"github.com/rpcid/rpcid/internal/restore"
 )
@@ -85,9 +86,15 @@ func (b *eventBody) feed(p []byte) {
 			b.partial(p)
 			return
 		}
-		b.partial(p[:i])
-		b.cr = p[i] == '\r'
-		b.endLine(p[i : i+1])
+		if len(b.line) == 0 && !b.skipping && len(b.held)+i <= b.max {
+			// The whole line is in p: examine it there, without a copy.
+			b.cr = p[i] == '\r'
+			b.endLine(p[:i], p[i:i+1])
+		} else {
+			b.partial(p[:i])
+			b.cr = p[i] == '\r'
+			b.endLine(b.line, p[i:i+1])
+		}
 		p = p[i+1:]
 	}
 }
@@ -138,8 +145,9 @@ func (b *eventBody) partial(p []byte) {
 
 var bom = []byte("\xef\xbb\xbf")
 
-// endLine processes the current line, ended by term.
-func (b *eventBody) endLine(term []byte) {
+// endLine processes the current line l (b.line, or all of it in the bytes
+// fed), ended by term.
+func (b *eventBody) endLine(l, term []byte) {
 	if b.skipping {
 		b.Out = append(b.Out, term...)
 		if !b.skipLine { // a blank line ends the event
@@ -149,7 +157,6 @@ func (b *eventBody) endLine(term []byte) {
 		b.first = false
 		return
 	}
-	l := b.line
 	content := l
 	if b.first {
 		b.first = false
@@ -209,6 +216,7 @@ func (b *eventBody) restoreEvent(dst []byte) []byte {
 	if len(b.event) > 0 && string(b.event) != "message" || b.t.ids().Idle() {
 		return append(dst, held...)
 	}
+	dst = slices.Grow(dst, len(held)+8) // one allocation, with room for an id restored longer
 	var data []byte
 	if len(b.data) == 1 {
 		d := b.data[0]
