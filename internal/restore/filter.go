@@ -69,6 +69,12 @@ func (f *Filter) Read(p []byte) (int, error) {
 			f.buf = chunkPool.Get().(*chunk)
 		}
 		n, err := f.Src.Read(f.buf[:])
+		if cap(f.Out) < n+n/16 {
+			// Out is empty: make room for what n bytes usually become (an
+			// id restored longer than received, an event held from the
+			// chunk before), so that it is not grown step by step.
+			f.Out = make([]byte, 0, n+n/16)
+		}
 		f.Feed(f.buf[:n])
 		if err != nil {
 			f.err = err
