@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -25,9 +26,17 @@ type harEntry struct {
 
 // harContent is a request's postData or a response's content.
 type harContent struct {
+	Size     int64   `json:"size"`
 	MimeType string  `json:"mimeType"`
 	Text     *string `json:"text"`
 	Encoding string  `json:"encoding"`
+}
+
+// recorded reports whether c holds a body's text: tools that write HAR
+// files often leave out the text of event-stream responses, which they
+// cannot hold whole, leaving content.text absent or empty.
+func (c *harContent) recorded() bool {
+	return c.Text != nil && strings.TrimSpace(*c.Text) != ""
 }
 
 // readHAR reads a HAR capture one entry at a time with a streaming decoder.
@@ -157,7 +166,30 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.bodyName = "response"
 	s.body(pos, "response body: ", fromServer, &e.Response.Content)
 	s.bodyName = ""
-	if st := e.Response.Status; st < 200 || st > 299 {
+	switch st := e.Response.Status; {
+	case st >= 200 && st <= 299 && st != 202 && st != 204 && !e.Response.Content.recorded():
+		// A success whose body the capture lacks: its answers may be in
+		// that body, so the requests are not said to be unanswered (202
+		// Accepted and 204 No Content carry no body).
+		c := &e.Response.Content
+		what := fmt.Sprintf("status %d", st)
+		if mt := strings.TrimSpace(c.MimeType); mt != "" {
+			what += ", " + showString(mt)
+		}
+		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
+		if c.Size > 0 {
+			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
+		}
+		i := s.note(note)
+		if i > 0 {
+			s.noBody[i] = true
+		}
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
+				r.note = i
+			}
+		}
+	case st < 200 || st > 299:
 		note := "its HTTP exchange got no response"
 		if st > 0 {
 			note = fmt.Sprintf("its HTTP response had status %d", st)

@@ -76,7 +76,10 @@
 //     answered (among the last 65536 answered), with where the first was.
 //   - unanswered-request (error): a request never answered (reported at the
 //     request). Requests cancelled with MCP's notifications/cancelled are
-//     exempt.
+//     exempt. When a HAR holds the request's HTTP response (a success other
+//     than 202 or 204) without its body, as tools that write HAR files often
+//     leave out event-stream bodies, the finding says the capture has no
+//     response rather than that none was sent.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
