@@ -96,6 +96,7 @@ var captures = []struct {
 	{"no-markers.jsonl", 1, []string{kindDuplicate, kindAnsweredTwice, kindUnanswered}},            // 9
 	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
+	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that

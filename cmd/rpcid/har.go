@@ -9,6 +9,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // HAR 1.2 shapes, as far as check reads them.
@@ -237,6 +239,11 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		s.payload(pos, loc, dir, text, 0)
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
+	case isJSONRPC(trimmed):
+		// JSON-RPC under another media type: browsers send a string body
+		// as text/plain;charset=UTF-8 unless told otherwise, and some
+		// servers and gateways label JSON text/plain or octet-stream.
+		s.payload(pos, loc, dir, text, 0)
 	default:
 		if mt == "" {
 			mt = "untyped"
@@ -246,6 +253,25 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		}
 		s.skipped[showString(mt)]++
 	}
+}
+
+// isJSONRPC reports whether b is a JSON text holding at least one JSON-RPC
+// 2.0 message: an object, or a batch element, with "jsonrpc":"2.0".
+func isJSONRPC(b []byte) bool {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return false
+	}
+	var buf [8]scan.Message
+	msgs, _, err := scan.Scan(buf[:0], b)
+	if err != nil {
+		return false
+	}
+	for i := range msgs {
+		if msgs[i].IsJSONRPC20(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeSSE reports whether an untyped body starts like an event stream.

@@ -37,6 +37,9 @@
 //     bodies, whose events of type "" or "message" each hold a message
 //     (events of other types, such as the "endpoint" event of the 2024-11-05
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     A body of another media type is examined when it is JSON holding a
+//     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
+//     as text/plain unless told otherwise.
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
