@@ -97,6 +97,7 @@ var captures = []struct {
 	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
 	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
+	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that

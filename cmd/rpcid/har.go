@@ -168,8 +168,28 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.bodyName = "response"
 	s.body(pos, "response body: ", fromServer, &e.Response.Content)
 	s.bodyName = ""
-	switch st := e.Response.Status; {
-	case st >= 200 && st <= 299 && st != 202 && st != 204 && !e.Response.Content.recorded():
+	st := e.Response.Status
+	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
+		!e.Response.Content.recorded() && mediaType(e.Response.Content.MimeType) == "text/event-stream" {
+		// A GET event stream whose body the capture lacks, as tools that
+		// write HAR files leave out streams that had not ended: in the
+		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
+		// accepted with 202.
+		s.lostStream = n
+	}
+	switch {
+	case st == 202:
+		// Its answers go on an event stream; finish words the finding by
+		// whether the capture holds every such stream.
+		if s.accepted == 0 {
+			s.accepted = s.note("its HTTP response was 202 Accepted")
+		}
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
+				r.note = s.accepted
+			}
+		}
+	case st >= 200 && st <= 299 && st != 204 && !e.Response.Content.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
 		// Accepted and 204 No Content carry no body).
@@ -226,10 +246,7 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 	if len(trimmed) == 0 {
 		return
 	}
-	mt := strings.ToLower(strings.TrimSpace(c.MimeType))
-	if i := strings.IndexByte(mt, ';'); i >= 0 {
-		mt = strings.TrimSpace(mt[:i])
-	}
+	mt := mediaType(c.MimeType)
 	switch {
 	case mt == "text/event-stream":
 		s.sse(pos, loc, dir, text)
@@ -253,6 +270,16 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		}
 		s.skipped[showString(mt)]++
 	}
+}
+
+// mediaType returns the media type of a HAR mimeType, lower case, without
+// parameters.
+func mediaType(mimeType string) string {
+	mt := strings.ToLower(strings.TrimSpace(mimeType))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	return mt
 }
 
 // isJSONRPC reports whether b is a JSON text holding at least one JSON-RPC

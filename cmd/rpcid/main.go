@@ -82,7 +82,9 @@
 //     exempt. When a HAR holds the request's HTTP response (a success other
 //     than 202 or 204) without its body, as tools that write HAR files often
 //     leave out event-stream bodies, the finding says the capture has no
-//     response rather than that none was sent.
+//     response rather than that none was sent; likewise for a request
+//     answered 202 Accepted when a GET event stream in the HAR, which may
+//     have carried its answer, has no body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
