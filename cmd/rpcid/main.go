@@ -188,9 +188,10 @@
 // is written back exactly as the client sent it. Nothing else changes.
 //
 // HTTP mode (a URL): listen on ADDR (default 127.0.0.1:8939) and forward each
-// request to URL's scheme and host with the client's own path and query, for
-// MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client
-// at the printed address. Requests whose Host header is not this proxy's
+// request to URL's scheme and host with the client's own path, and with URL's
+// query (a token, say) followed by the client's own, for MCP's streamable
+// HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
+// address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
 // rebinding). It prints one line to standard error when listening:
 //
