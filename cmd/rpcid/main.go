@@ -211,8 +211,11 @@
 //	-listen ADDR              HTTP mode: address to listen on (default 127.0.0.1:8939;
 //	                          127.0.0.1:0 picks a free port; a non-loopback
 //	                          address exposes the proxy to other machines)
-//	-v                        log each restored id and each response id that
-//	                          matches no request, and a summary on exit
+//	-v                        log each restored id, each response id that
+//	                          matches no request or is ambiguous (Equal to
+//	                          ids sent in different spellings), each refused
+//	                          request and each rewritten endpoint event, and
+//	                          a summary on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)
