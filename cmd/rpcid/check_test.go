@@ -95,6 +95,9 @@ var captures = []struct {
 	{"log-member-last.jsonl", 0, nil},                                                              // 8
 	{"no-markers.jsonl", 1, []string{kindDuplicate, kindAnsweredTwice, kindUnanswered}},            // 9
 	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
+	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
+	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
+	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that
@@ -224,7 +227,7 @@ func TestCheckJSON(t *testing.T) {
 // The JSON form of findings is an interface for other tools: pin it.
 func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
-		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl"} {
+		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // HAR 1.2 shapes, as far as check reads them.
@@ -25,9 +28,17 @@ type harEntry struct {
 
 // harContent is a request's postData or a response's content.
 type harContent struct {
+	Size     int64   `json:"size"`
 	MimeType string  `json:"mimeType"`
 	Text     *string `json:"text"`
 	Encoding string  `json:"encoding"`
+}
+
+// recorded reports whether c holds a body's text: tools that write HAR
+// files often leave out the text of event-stream responses, which they
+// cannot hold whole, leaving content.text absent or empty.
+func (c *harContent) recorded() bool {
+	return c.Text != nil && strings.TrimSpace(*c.Text) != ""
 }
 
 // readHAR reads a HAR capture one entry at a time with a streaming decoder.
@@ -157,7 +168,50 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.bodyName = "response"
 	s.body(pos, "response body: ", fromServer, &e.Response.Content)
 	s.bodyName = ""
-	if st := e.Response.Status; st < 200 || st > 299 {
+	st := e.Response.Status
+	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
+		!e.Response.Content.recorded() && mediaType(e.Response.Content.MimeType) == "text/event-stream" {
+		// A GET event stream whose body the capture lacks, as tools that
+		// write HAR files leave out streams that had not ended: in the
+		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
+		// accepted with 202.
+		s.lostStream = n
+	}
+	switch {
+	case st == 202:
+		// Its answers go on an event stream; finish words the finding by
+		// whether the capture holds every such stream.
+		if s.accepted == 0 {
+			s.accepted = s.note("its HTTP response was 202 Accepted")
+		}
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
+				r.note = s.accepted
+			}
+		}
+	case st >= 200 && st <= 299 && st != 204 && !e.Response.Content.recorded():
+		// A success whose body the capture lacks: its answers may be in
+		// that body, so the requests are not said to be unanswered (202
+		// Accepted and 204 No Content carry no body).
+		c := &e.Response.Content
+		what := fmt.Sprintf("status %d", st)
+		if mt := strings.TrimSpace(c.MimeType); mt != "" {
+			what += ", " + showString(mt)
+		}
+		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
+		if c.Size > 0 {
+			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
+		}
+		i := s.note(note)
+		if i > 0 {
+			s.noBody[i] = true
+		}
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
+				r.note = i
+			}
+		}
+	case st < 200 || st > 299:
 		note := "its HTTP exchange got no response"
 		if st > 0 {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
@@ -192,10 +246,7 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 	if len(trimmed) == 0 {
 		return
 	}
-	mt := strings.ToLower(strings.TrimSpace(c.MimeType))
-	if i := strings.IndexByte(mt, ';'); i >= 0 {
-		mt = strings.TrimSpace(mt[:i])
-	}
+	mt := mediaType(c.MimeType)
 	switch {
 	case mt == "text/event-stream":
 		s.sse(pos, loc, dir, text)
@@ -205,6 +256,11 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		s.payload(pos, loc, dir, text, 0)
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
+	case isJSONRPC(trimmed):
+		// JSON-RPC under another media type: browsers send a string body
+		// as text/plain;charset=UTF-8 unless told otherwise, and some
+		// servers and gateways label JSON text/plain or octet-stream.
+		s.payload(pos, loc, dir, text, 0)
 	default:
 		if mt == "" {
 			mt = "untyped"
@@ -214,6 +270,35 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		}
 		s.skipped[showString(mt)]++
 	}
+}
+
+// mediaType returns the media type of a HAR mimeType, lower case, without
+// parameters.
+func mediaType(mimeType string) string {
+	mt := strings.ToLower(strings.TrimSpace(mimeType))
+	if i := strings.IndexByte(mt, ';'); i >= 0 {
+		mt = strings.TrimSpace(mt[:i])
+	}
+	return mt
+}
+
+// isJSONRPC reports whether b is a JSON text holding at least one JSON-RPC
+// 2.0 message: an object, or a batch element, with "jsonrpc":"2.0".
+func isJSONRPC(b []byte) bool {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return false
+	}
+	var buf [8]scan.Message
+	msgs, _, err := scan.Scan(buf[:0], b)
+	if err != nil {
+		return false
+	}
+	for i := range msgs {
+		if msgs[i].IsJSONRPC20(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeSSE reports whether an untyped body starts like an event stream.

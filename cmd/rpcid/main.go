@@ -37,6 +37,9 @@
 //     bodies, whose events of type "" or "message" each hold a message
 //     (events of other types, such as the "endpoint" event of the 2024-11-05
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     A body of another media type is examined when it is JSON holding a
+//     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
+//     as text/plain unless told otherwise.
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
@@ -76,7 +79,12 @@
 //     answered (among the last 65536 answered), with where the first was.
 //   - unanswered-request (error): a request never answered (reported at the
 //     request). Requests cancelled with MCP's notifications/cancelled are
-//     exempt.
+//     exempt. When a HAR holds the request's HTTP response (a success other
+//     than 202 or 204) without its body, as tools that write HAR files often
+//     leave out event-stream bodies, the finding says the capture has no
+//     response rather than that none was sent; likewise for a request
+//     answered 202 Accepted when a GET event stream in the HAR, which may
+//     have carried its answer, has no body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
@@ -180,9 +188,10 @@
 // is written back exactly as the client sent it. Nothing else changes.
 //
 // HTTP mode (a URL): listen on ADDR (default 127.0.0.1:8939) and forward each
-// request to URL's scheme and host with the client's own path and query, for
-// MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client
-// at the printed address. Requests whose Host header is not this proxy's
+// request to URL's scheme and host with the client's own path, and with URL's
+// query (a token, say) followed by the client's own, for MCP's streamable
+// HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
+// address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
 // rebinding). It prints one line to standard error when listening:
 //
@@ -202,8 +211,11 @@
 //	-listen ADDR              HTTP mode: address to listen on (default 127.0.0.1:8939;
 //	                          127.0.0.1:0 picks a free port; a non-loopback
 //	                          address exposes the proxy to other machines)
-//	-v                        log each restored id and each response id that
-//	                          matches no request, and a summary on exit
+//	-v                        log each restored id, each response id that
+//	                          matches no request or is ambiguous (Equal to
+//	                          ids sent in different spellings), each refused
+//	                          request and each rewritten endpoint event, and
+//	                          a summary on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)

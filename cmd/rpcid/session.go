@@ -74,6 +74,9 @@ type session struct {
 	entryRequests  []ref          // HAR: requests of the current entry
 	notes          []string
 	noteIndex      map[string]uint32
+	noBody         map[uint32]bool   // notes of HAR responses without a body
+	accepted       uint32            // the note of requests answered 202 Accepted in a HAR, or 0
+	lostStream     int               // the first HAR entry with an event stream and no body, or 0
 	methods        map[string]string // interned method names, by name: their display form
 	rawMethods     map[string]string // method names, by JSON text
 
@@ -97,7 +100,7 @@ type session struct {
 }
 
 func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, methods: map[string]string{}}
+	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
@@ -728,6 +731,16 @@ func (s *session) finish() {
 		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
 		switch {
+		case r.flags&fNullNote == 0 && s.noBody[r.note]:
+			// The capture cannot tell whether it was answered.
+			f.Note = s.notes[r.note-1]
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case r.flags&fNullNote == 0 && r.note == s.accepted && s.lostStream > 0:
+			// Its answer was due on an event stream, and one is missing.
+			f.Note = fmt.Sprintf("its HTTP response was 202 Accepted, so its answer was due on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.lostStream)
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case r.flags&fNullNote == 0 && r.note == s.accepted:
+			// Every event stream is in the capture: it was never answered.
 		case r.flags&fNullNote != 0:
 			at := position{line: int(r.note)}
 			if s.har {
