@@ -52,11 +52,11 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // standalone event stream opened with GET) is restored too:
 //   - application/json (or +json) with a Content-Length of at most
 //     MaxMessageSize: the body is read in full before RoundTrip returns
-//     (unless no id is remembered at all, when it cannot hold one to
-//     restore and passes unread). If it is a JSON-RPC response or a batch of
-//     them, the ids are restored, and ContentLength and the Content-Length
-//     header are set to the new length if it changed. A longer body passes
-//     unexamined, at once.
+//     (unless its request recorded no id and no id is remembered at all,
+//     when it cannot hold one to restore and passes unread). If it is a
+//     JSON-RPC response or a batch of them, the ids are restored, and
+//     ContentLength and the Content-Length header are set to the new
+//     length if it changed. A longer body passes unexamined, at once.
 //   - application/json (or +json) without a Content-Length: the body is
 //     streamed, since it may be a long-lived stream of JSON texts. Each JSON
 //     object or array at the top level is held from its first byte until its
