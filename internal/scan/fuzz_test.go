@@ -220,6 +220,14 @@ func FuzzScan(f *testing.F) {
 		`{"params":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
 		`{"params":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`,
 		`{"result":"` + strings.Repeat(`x\"`, 40) + `"}`,
+		// Escapes close together, where str checks eight bytes at once:
+		// runs of reverse solidi across eight-byte boundaries, \u, an
+		// invalid escape, a control character and UTF-8 among them.
+		`{"result":"\t\t\tif x {\n\t\t\treturn \"a\\\\b\"\n\t\t}\n\t\t\u00e9\t\t\"\\\"\\\\\"x"}`,
+		`{"result":"\n\n\\\\\\\\\\\\\\\\"\"\"\"\\u0041\\\\\\\u0041"}`,
+		"{\"result\":\"\\n\\t\\r\\b\\f\\/ \u00e9\u20ac\U0001F600\\n\\t\"}",
+		`{"result":"\n\t\r\q"}`, "{\"result\":\"\\n\\t\x01\"}", "{\"result\":\"\\n\\t\xc3\"}",
+		`{"result":"\n\t\ud83d\ude00\n\t\ud83dx"}`, `{"result":"\n\t\"\\"}`, `{"result":"\n\t\\"`,
 	} {
 		f.Add([]byte(s))
 	}

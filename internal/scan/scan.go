@@ -700,15 +700,19 @@ func (s *scanner) number(i int) int {
 // str checks the string whose opening quotation mark is at data[i] (RFC
 // 8259 sections 7 and 8.1, and no lone surrogate escapes) and returns the
 // offset after its closing quotation mark.
+//
+// It looks at eight bytes a step, stopping at each byte that needs a look
+// (see skipPlain). Where escapes come close together (two within eight
+// bytes, as in source code and JSON held in a string), it switches to dense,
+// which finds the escapes of eight bytes at once without a branch for each.
 func (s *scanner) str(i int) int {
 	data := s.data
 	i++
+	last := -8 // the offset of the last escape
 	for {
 		// skipPlain, written out here to save a call after each escape.
 		for ; i+8 <= len(data); i += 8 {
-			x := binary.LittleEndian.Uint64(data[i : i+8])
-			q, b := x^('"'*ones), x^('\\'*ones)
-			if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
+			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto look
 			}
@@ -725,7 +729,12 @@ func (s *scanner) str(i int) int {
 			return i + 1
 		case c == '\\':
 			if i+1 < len(data) && escapes[data[i+1]] {
-				i += 2 // the common escapes, without a call
+				// The common escapes, without a call.
+				close := i-last < 8
+				last = i
+				if i += 2; close {
+					i = dense(data, i)
+				}
 				continue
 			}
 			if i = s.escape(i); s.flt != ok {
@@ -747,6 +756,112 @@ func (s *scanner) str(i int) int {
 		}
 	}
 }
+
+// dense skips the contents of a string from data[i], which is not part of
+// an escape, eight bytes a step, past plain bytes and the escapes of
+// escapes (\" \\ \/ \b \f \n \r \t), and returns the offset of the first
+// byte str must look at itself: a quotation mark that ends the string, a
+// reverse solidus whose escape is another (\u) or none, a control
+// character, a byte of a multi-byte UTF-8 sequence; or of the last seven
+// bytes or fewer, which str takes byte by byte.
+//
+// In each eight bytes, the reverse solidi that start an escape are those
+// that end an odd run of them, counting one carried from the eight bytes
+// before (escaped); the bytes after them are escaped. A quotation mark is
+// escaped or ends the string; each escaped byte is checked against the
+// table of escapes, the first two without a branch each.
+func dense(data []byte, i int) int {
+	carry := uint64(0) // 1 if data[i] is escaped by the last byte before it
+	for i+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[i : i+8])
+		if carry == 0 && special(x) == 0 {
+			i += 8
+			continue
+		}
+		e := uint64(escaped[carry<<8|gather(equal(x, '\\'))])
+		carry = e >> 8
+		e &= 0xff
+		esc := e
+		stop := gather(equal(x, '"'))&^e | gather(controlOrHigh(x))
+		if e != 0 {
+			k := bits.TrailingZeros64(e)
+			stop |= uint64(1^simple[byte(x>>(8*k))]) << k
+			if e &= e - 1; e != 0 {
+				k = bits.TrailingZeros64(e)
+				stop |= uint64(1^simple[byte(x>>(8*k))]) << k
+				for e &= e - 1; e != 0; e &= e - 1 {
+					k = bits.TrailingZeros64(e)
+					stop |= uint64(1^simple[byte(x>>(8*k))]) << k
+				}
+			}
+		}
+		if stop != 0 {
+			k := bits.TrailingZeros64(stop)
+			i += k
+			if esc>>k&1 != 0 {
+				i-- // an escaped byte: str looks at its reverse solidus
+			}
+			return i
+		}
+		i += 8
+	}
+	return i - int(carry) // a reverse solidus whose escape is in the tail
+}
+
+// equal returns the high bit of each byte of x that is c, and no other bit.
+func equal(x uint64, c byte) uint64 {
+	y := x ^ (uint64(c) * ones)
+	return ^(((y &^ highs) + lows) | y) & highs
+}
+
+// controlOrHigh returns the high bit of each byte of x below 0x20 or with
+// its high bit set, and no other bit.
+func controlOrHigh(x uint64) uint64 {
+	return (^((x &^ highs) + 0x6060606060606060) | x) & highs
+}
+
+// gather returns the high bits of the eight bytes of m, which has no other
+// bits set, as the low eight bits: byte k's at bit k.
+func gather(m uint64) uint64 { return m >> 7 * 0x0102040810204080 >> 56 }
+
+// escaped holds, for each set b of the reverse solidi among eight bytes
+// (bit k for byte k) and whether the first byte is escaped by the byte
+// before (index carry<<8 | b), the set of the eight bytes that are escaped
+// (the byte after a reverse solidus that ends an odd run of them), with bit
+// 8 set if the byte after the eight is.
+var escaped = func() (t [512]uint16) {
+	for carry := 0; carry < 2; carry++ {
+		for b := 0; b < 256; b++ {
+			esc := carry == 1
+			var e uint16
+			for k := 0; k < 8; k++ {
+				switch {
+				case esc:
+					e |= 1 << k
+					esc = false
+				case b>>k&1 != 0:
+					esc = true
+				}
+			}
+			if esc {
+				e |= 1 << 8
+			}
+			t[carry<<8|b] = e
+		}
+	}
+	return t
+}()
+
+// simple is 1 for the bytes that may follow a reverse solidus in an escape
+// of RFC 8259 section 7 other than \u, and 0 for all others.
+var simple = func() (t [256]uint8) {
+	for c, ok := range escapes {
+		if ok {
+			t[c] = 1
+		}
+	}
+	return t
+}()
 
 // plain reports the bytes that may stand for themselves in a string and
 // need no further look: printable ASCII other than '"' and '\\'.
@@ -828,7 +943,16 @@ func (s *scanner) failHex(i int) int {
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
+	lows  = 0x7f7f7f7f7f7f7f7f
 )
+
+// special returns the bits that skipPlain finds in x, eight bytes of a
+// string's contents: the high bit of the first byte to look at is the
+// lowest set bit, if any.
+func special(x uint64) uint64 {
+	q, b := x^('"'*ones), x^('\\'*ones)
+	return ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs
+}
 
 // skipPlain returns the offset of the first byte at or after data[i] that a
 // string scanner must look at: a quotation mark, a reverse solidus, a

@@ -1,0 +1,134 @@
+package scan
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+	"unicode/utf8"
+)
+
+// gather, equal and controlOrHigh are checked for every byte value in every
+// position, and gather for every set of high bits.
+func TestWordHelpers(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		var m uint64
+		for k := 0; k < 8; k++ {
+			if b>>k&1 != 0 {
+				m |= 0x80 << (8 * k)
+			}
+		}
+		if got := gather(m); got != uint64(b) {
+			t.Fatalf("gather(%#x) = %08b, want %08b", m, got, b)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for c := 0; c < 256; c++ {
+		for k := 0; k < 8; k++ {
+			for range 16 {
+				var w [8]byte
+				for j := range w {
+					w[j] = byte(r.UintN(256))
+				}
+				w[k] = byte(c)
+				x := binary.LittleEndian.Uint64(w[:])
+				var wantQ, wantC uint64
+				for j, v := range w {
+					if v == '"' {
+						wantQ |= 0x80 << (8 * j)
+					}
+					if v < 0x20 || v >= 0x80 {
+						wantC |= 0x80 << (8 * j)
+					}
+				}
+				if got := equal(x, '"'); got != wantQ {
+					t.Fatalf("equal(%q, '\"') = %#x, want %#x", w, got, wantQ)
+				}
+				if got := controlOrHigh(x); got != wantC {
+					t.Fatalf("controlOrHigh(%q) = %#x, want %#x", w, got, wantC)
+				}
+			}
+		}
+	}
+}
+
+// refStr is str one byte at a time: the offset after the closing quotation
+// mark of the string whose contents start at data[i], or -1 if it is not a
+// valid string.
+func refStr(data []byte, i int) int {
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c == '"':
+			return i + 1
+		case c == '\\':
+			if i+1 >= len(data) {
+				return -1
+			}
+			switch data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(data) || hex4(data[i+2:]) < 0 {
+					return -1
+				}
+				r := hex4(data[i+2:])
+				switch {
+				case r >= 0xD800 && r < 0xDC00:
+					if i+12 > len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
+						return -1
+					}
+					if r2 := hex4(data[i+8:]); r2 < 0xDC00 || r2 > 0xDFFF {
+						return -1
+					}
+					i += 12
+				case r >= 0xDC00 && r <= 0xDFFF:
+					return -1
+				default:
+					i += 6
+				}
+			default:
+				return -1
+			}
+		case c < 0x20:
+			return -1
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				return -1
+			}
+			i += size
+		}
+	}
+	return -1
+}
+
+// str agrees with refStr on strings dense with escapes, which take its
+// eight-bytes-at-once path, over many lengths and alignments.
+func TestStrDense(t *testing.T) {
+	pieces := []string{`\n`, `\t`, `\"`, `\\`, `\/`, `\b`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\q`, `\`, `"`, "a", "bc", "\x01", "é", "\xff", "\xe2\x82", `\u12`, " "}
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 300000; n++ {
+		b := []byte{'"'}
+		for k := r.IntN(24); k > 0; k-- {
+			p := pieces[r.IntN(len(pieces))]
+			if r.IntN(4) > 0 { // mostly valid escapes, so that dense runs long
+				p = pieces[r.IntN(6)]
+			}
+			b = append(b, p...)
+		}
+		if r.IntN(2) == 0 {
+			b = append(b, '"')
+		}
+		want := refStr(b, 1)
+		s := scanner{data: b}
+		got := s.str(0)
+		if s.flt != ok {
+			got = -1
+		}
+		if got != want {
+			t.Fatalf("str(%q) = %d, want %d", b, got, want)
+		}
+	}
+}
