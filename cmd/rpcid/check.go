@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // sampleName is the file name under which the embedded sample is reported.
@@ -51,12 +53,14 @@ type finding struct {
 	Note string `json:"note,omitempty"`
 	// Hint: direction markers would settle who sent what.
 	Hint string `json:"hint,omitempty"`
-	// Where an invalid message is: Body ("request" or "response") and
-	// Event (SSE, from 1) in a HAR entry, Element of a batch (from 1), and
+	// Where an invalid message is: Body ("request", "response" or
+	// "websocket") and Event (SSE, from 1) or Frame (WebSocket message,
+	// from 1) in a HAR entry, Element of a batch (from 1), and
 	// the fault's Column on a JSON Lines line (from 1) or Offset in a HAR
 	// body or event (bytes, from 0).
 	Body    string `json:"body,omitempty"`
 	Event   int    `json:"event,omitempty"`
+	Frame   int    `json:"frame,omitempty"`
 	Element int    `json:"element,omitempty"`
 	Column  int    `json:"column,omitempty"`
 	Offset  *int64 `json:"offset,omitempty"`
@@ -474,6 +478,11 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)
 		return
 	}
+	if s.har && !s.strict && notRPC(msgs, batch, s.httpError) {
+		s.passed = true
+		return
+	}
+	s.examined = true
 	if !batch {
 		m := &msgs[0]
 		if !m.object {
@@ -498,6 +507,34 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 		s.message(pos, eloc, dir, m)
 	}
 	s.element = 0
+}
+
+// notRPC reports whether a HAR body, event or frame that is JSON holds no
+// JSON-RPC message, so that it is passed over, not reported, outside the
+// answer to a JSON-RPC request: one without a "jsonrpc" member (in any
+// spelling) that is an HTTP error document (httpError: the body of a
+// response with a status other than 2xx, such as OAuth's
+// {"error":"invalid_token"} with 401) or has neither a "method" member nor
+// an "id" with a "result" or "error" (a REST resource such as
+// {"id":3,"name":"c"}, an OAuth metadata document, a page's own event
+// stream).
+func notRPC(msgs []fields, batch bool, httpError bool) bool {
+	if batch && len(msgs) == 0 {
+		return false
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if !m.object {
+			continue
+		}
+		if m.version != nil || (m.dup|m.fold)&scan.JSONRPC != 0 {
+			return false
+		}
+		if !httpError && (m.method != nil || m.id != nil && (m.result != nil || m.errv != nil) || (m.dup|m.fold) != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonTypeName names the type of a valid JSON value, with an article.

@@ -17,13 +17,33 @@ import (
 type harEntry struct {
 	Request struct {
 		Method   string      `json:"method"`
+		BodySize int64       `json:"bodySize"`
 		PostData *harContent `json:"postData"`
 	} `json:"request"`
-	Response struct {
+	// Response is nil when the entry has none (a HAR written with
+	// requests only).
+	Response *struct {
 		Status     int        `json:"status"`
 		StatusText string     `json:"statusText"`
 		Content    harContent `json:"content"`
+		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
+		// with status 0; without it, status 0 is also a request still
+		// waiting for its response when the HAR was written.
+		Error string `json:"_error"`
 	} `json:"response"`
+	// ResourceType is Chrome's kind of request ("websocket", "fetch").
+	ResourceType string `json:"_resourceType"`
+	// WebSocketMessages are the frames of a WebSocket connection, as
+	// Chrome and mitmproxy record them.
+	WebSocketMessages []harWSMessage `json:"_webSocketMessages"`
+}
+
+// harWSMessage is one WebSocket frame: Type "send" (by the client) or
+// "receive"; Opcode 1 for text, 2 for binary (Data in base64).
+type harWSMessage struct {
+	Type   string `json:"type"`
+	Opcode int    `json:"opcode"`
+	Data   string `json:"data"`
 }
 
 // harContent is a request's postData or a response's content.
@@ -157,20 +177,98 @@ func skipValue(dec *json.Decoder) error {
 }
 
 // harEntry handles one HAR entry: the request body's messages are the
-// client's, the response body's the server's.
+// client's, the response body's the server's, and a WebSocket
+// connection's frames are each the sender's.
 func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
 	s.entryRequests = s.entryRequests[:0]
+	s.inWebSocket = false
+	s.reqNote = 0
+	if m := strings.ToUpper(e.Request.Method); (m == "POST" || m == "PUT" || m == "PATCH") &&
+		(e.Request.PostData == nil || !e.Request.PostData.recorded()) {
+		// The responses of this exchange may answer requests in a body the
+		// capture lacks.
+		what := showString(m)
+		if e.Request.PostData != nil {
+			if mt := strings.TrimSpace(e.Request.PostData.MimeType); mt != "" {
+				what += ", " + showString(mt)
+			}
+		}
+		note := "the body of the HTTP request of its exchange (" + what + ") is empty or was left out of the capture"
+		if e.Request.BodySize > 0 {
+			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(e.Request.BodySize, math.MaxInt32)), "byte"))
+		}
+		s.reqNote = s.note(note)
+	}
+	rpc := false // the request body holds a JSON-RPC 2.0 message
 	if e.Request.PostData != nil {
 		s.bodyName = "request"
-		s.body(pos, "request body: ", fromClient, e.Request.PostData)
+		rpc = s.body(pos, "request body: ", fromClient, e.Request.PostData)
 	}
-	s.bodyName = "response"
-	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	resp := e.Response
+	if resp != nil {
+		s.bodyName = "response"
+		// The answer to a JSON-RPC request is examined whatever it holds;
+		// other bodies only when they look like JSON-RPC (see payload).
+		s.strict = rpc && resp.Status >= 200 && resp.Status <= 299
+		s.httpError = resp.Status < 200 || resp.Status > 299
+		s.body(pos, "response body: ", fromServer, &resp.Content)
+		s.strict, s.httpError = false, false
+	}
 	s.bodyName = ""
-	st := e.Response.Status
+	s.exchangeEnd(n, e)
+	s.reqNote = 0
+	switch {
+	case len(e.WebSocketMessages) > 0:
+		s.entryRequests = s.entryRequests[:0]
+		s.inWebSocket = true
+		s.websocket(pos, e.WebSocketMessages)
+		s.inWebSocket = false
+	case strings.EqualFold(e.ResourceType, "websocket") || resp != nil && resp.Status == 101:
+		// A WebSocket connection whose frames the capture lacks (Firefox
+		// and Safari write none; Chrome writes them only for connections
+		// it saw open).
+		s.lostSockets++
+	}
+}
+
+// exchangeEnd notes, for the requests of a HAR entry's HTTP exchange that
+// its response body did not answer, why they may have gone unanswered:
+// finish words their findings by it.
+func (s *session) exchangeEnd(n int, e *harEntry) {
+	resp := e.Response
+	// mark gives each request of the entry the note i; failed marks them
+	// as ended by their HTTP exchange (see retire).
+	mark := func(i uint32, failed, keep bool) {
+		for _, x := range s.entryRequests {
+			r := s.t.at(x)
+			if r.flags&fAnswered != 0 {
+				continue
+			}
+			if failed {
+				r.flags |= fFailed
+			}
+			if r.flags&fNullNote == 0 && (!keep || r.note == 0) {
+				r.note = i
+			}
+		}
+	}
+	lacks := func(note string) {
+		// The capture cannot tell whether the requests were answered.
+		i := s.note(note)
+		if i > 0 {
+			s.noBody[i] = true
+		}
+		mark(i, false, true)
+	}
+	if resp == nil {
+		lacks("the HAR entry has no HTTP response")
+		return
+	}
+	st := resp.Status
+	c := &resp.Content
 	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
-		!e.Response.Content.recorded() && mediaType(e.Response.Content.MimeType) == "text/event-stream" {
+		!c.recorded() && mediaType(c.MimeType) == "text/event-stream" {
 		// A GET event stream whose body the capture lacks, as tools that
 		// write HAR files leave out streams that had not ended: in the
 		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
@@ -178,22 +276,19 @@ func (s *session) harEntry(n int, e *harEntry) {
 		s.lostStream = n
 	}
 	switch {
+	case st == 0 && strings.TrimSpace(resp.Error) == "":
+		lacks("the HAR entry records no HTTP status (0): its exchange failed, or was still waiting for its response when the capture was written")
 	case st == 202:
 		// Its answers go on an event stream; finish words the finding by
 		// whether the capture holds every such stream.
 		if s.accepted == 0 {
 			s.accepted = s.note("its HTTP response was 202 Accepted")
 		}
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
-				r.note = s.accepted
-			}
-		}
-	case st >= 200 && st <= 299 && st != 204 && !e.Response.Content.recorded():
+		mark(s.accepted, false, true)
+	case st >= 200 && st <= 299 && st != 204 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
 		// Accepted and 204 No Content carry no body).
-		c := &e.Response.Content
 		what := fmt.Sprintf("status %d", st)
 		if mt := strings.TrimSpace(c.MimeType); mt != "" {
 			what += ", " + showString(mt)
@@ -202,51 +297,102 @@ func (s *session) harEntry(n int, e *harEntry) {
 		if c.Size > 0 {
 			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
 		}
-		i := s.note(note)
-		if i > 0 {
-			s.noBody[i] = true
-		}
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
-				r.note = i
-			}
-		}
+		lacks(note)
 	case st < 200 || st > 299:
-		note := "its HTTP exchange got no response"
-		if st > 0 {
+		var note string
+		if st == 0 {
+			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error))
+		} else {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
-			if e.Response.StatusText != "" {
-				note += " " + showString(e.Response.StatusText)
+			if resp.StatusText != "" {
+				note += " " + showString(resp.StatusText)
 			}
 		}
-		i := s.note(note)
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 {
-				r.note = i
-			}
-		}
+		mark(s.note(note), true, false)
 	}
 }
 
-// body handles a HAR request or response body.
-func (s *session) body(pos position, loc string, dir direction, c *harContent) {
-	if c.Text == nil {
+// websocket handles the frames of a WebSocket connection recorded in a HAR
+// entry. Its frames are examined when at least one of them holds a
+// JSON-RPC 2.0 message: a page's other sockets (Socket.IO, GraphQL) are
+// counted as not examined. Text frames (opcode 1) and binary frames
+// (opcode 2, base64 in the HAR) each hold one message or batch; control
+// frames are skipped.
+func (s *session) websocket(pos position, frames []harWSMessage) {
+	data := func(m *harWSMessage) ([]byte, bool) {
+		switch m.Opcode {
+		case 1:
+			return []byte(m.Data), true
+		case 2:
+			b, err := decodeBase64(m.Data)
+			return b, err == nil
+		}
+		return nil, false
+	}
+	rpc := false
+	for i := range frames {
+		if b, ok := data(&frames[i]); ok && isJSONRPC(bytes.TrimSpace(b)) {
+			rpc = true
+			break
+		}
+	}
+	if !rpc {
+		s.skippedFrames += len(frames)
 		return
+	}
+	s.bodyName = "websocket"
+	s.strict = true
+	defer func() { s.strict = false }()
+	for i := range frames {
+		m := &frames[i]
+		loc := fmt.Sprintf("websocket message %d: ", i+1)
+		dir := fromUnknown
+		switch strings.ToLower(m.Type) {
+		case "send":
+			dir = fromClient
+		case "receive":
+			dir = fromServer
+		}
+		b, ok := data(m)
+		if !ok {
+			if m.Opcode == 2 {
+				s.frame = i + 1
+				s.invalid(pos, loc, "a binary frame whose data is not base64")
+				s.frame = 0
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		s.frame = i + 1
+		s.payload(pos, loc, dir, b, 0)
+		s.frame = 0
+	}
+	s.bodyName = ""
+}
+
+// body handles a HAR request or response body. It reports whether the body
+// holds a JSON-RPC 2.0 message.
+func (s *session) body(pos position, loc string, dir direction, c *harContent) bool {
+	if c.Text == nil {
+		return false
 	}
 	text := []byte(*c.Text)
 	if strings.EqualFold(c.Encoding, "base64") {
 		dec, err := decodeBase64(*c.Text)
 		if err != nil {
 			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
-			return
+			return false
 		}
 		text = dec
 	}
 	trimmed := bytes.TrimSpace(text)
 	if len(trimmed) == 0 {
-		return
+		return false
 	}
 	mt := mediaType(c.MimeType)
+	s.examined, s.passed, s.hasRPC = false, false, false
 	switch {
 	case mt == "text/event-stream":
 		s.sse(pos, loc, dir, text)
@@ -262,6 +408,11 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		// servers and gateways label JSON text/plain or octet-stream.
 		s.payload(pos, loc, dir, text, 0)
 	default:
+		s.passed = true
+	}
+	if s.passed && !s.examined {
+		// Nothing in it was examined: a body of another media type, or
+		// JSON that is no JSON-RPC (a REST call, an OAuth document).
 		if mt == "" {
 			mt = "untyped"
 		}
@@ -270,6 +421,7 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		}
 		s.skipped[showString(mt)]++
 	}
+	return s.hasRPC
 }
 
 // mediaType returns the media type of a HAR mimeType, lower case, without

@@ -39,10 +39,28 @@
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
 //     A body of another media type is examined when it is JSON holding a
 //     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
-//     as text/plain unless told otherwise.
+//     as text/plain unless told otherwise. JSON that is no JSON-RPC, as a
+//     browser's HAR holds beside an MCP session (OAuth documents, REST
+//     calls, a page's own event streams), is passed over, not reported: a
+//     body, event or frame without a "jsonrpc" member that has neither a
+//     "method" nor an "id" with a "result" or "error", or that is the body
+//     of a response whose status is not 2xx (OAuth's
+//     {"error":"invalid_token"} with 401). The answer to a JSON-RPC request
+//     (a 2xx response to a request body holding a JSON-RPC 2.0 message) is
+//     examined whatever it holds. The frames of a WebSocket connection, as
+//     Chrome and mitmproxy record them in an entry's _webSocketMessages
+//     ("send" by the client, "receive" by the server; text frames, and
+//     binary frames in base64), are examined when any of them holds a
+//     JSON-RPC 2.0 message.
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
+//     A request whose HTTP exchange failed (a status other than 2xx, or
+//     Chrome's status 0 with an _error) without an answer in its body can
+//     no longer be answered: a later request with an Equal id is no
+//     duplicate, and when it has the same method (a retry after 401, a
+//     307 or 308 redirect) it is the same request, sent again, and only
+//     the last attempt is checked.
 //   - JSON Lines, anything else: one JSON-RPC message, or one batch array of
 //     messages, per line, as MCP's stdio transport writes them. A JSON Lines
 //     file whose first message has a member named "log" is still JSON Lines.
@@ -70,7 +88,9 @@
 //     sent, "1" received, or the reverse), or a numeric id's spelling changed
 //     (1 sent, 1.0 received). SDKs that compare type and value drop it.
 //   - unmatched-response (error): a response whose id matches no pending
-//     request. When JavaScript Number(), Python int() or Rust i64::from_str
+//     request; in a HAR entry whose POST body is missing, the finding says
+//     that body may have held the request it answers. When JavaScript
+//     Number(), Python int() or Rust i64::from_str
 //     (the normalizers of the TypeScript, Python and Rust MCP SDKs) would have
 //     matched it to a pending request, the finding says which, and whether
 //     that SDK would accept a malformed spelling of the id or deliver the
@@ -84,7 +104,10 @@
 //     leave out event-stream bodies, the finding says the capture has no
 //     response rather than that none was sent; likewise for a request
 //     answered 202 Accepted when a GET event stream in the HAR, which may
-//     have carried its answer, has no body.
+//     have carried its answer, has no body, for an entry without a
+//     response object (a HAR of requests only), and for status 0 without
+//     an _error (Chrome writes it for a request still waiting for its
+//     response).
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
@@ -126,7 +149,8 @@
 // (a null-id response's error object); answeredLine or answeredEntry; note
 // (why a request may have gone unanswered); hint (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
-// in a HAR entry, element of a batch, column on a line or offset in a body.
+// in a HAR entry, or body "websocket" and frame (the WebSocket message, from
+// 1), element of a batch, column on a line or offset in a body.
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests

@@ -50,6 +50,8 @@ type deferredResponse struct {
 	raw   string
 	side  int
 	taken bool
+	// note is the entry's reqNote: the body of its request is missing.
+	note uint32
 }
 
 // session checks one capture.
@@ -68,17 +70,31 @@ type session struct {
 	msgs []fields // reused by payload
 	// Where the message being read is: HAR body ("request" or
 	// "response") and SSE event, and batch element (0: none).
-	bodyName       string
-	event, element int
-	scanned        []scan.Message // reused by scanText
-	entryRequests  []ref          // HAR: requests of the current entry
-	notes          []string
-	noteIndex      map[string]uint32
-	noBody         map[uint32]bool   // notes of HAR responses without a body
-	accepted       uint32            // the note of requests answered 202 Accepted in a HAR, or 0
-	lostStream     int               // the first HAR entry with an event stream and no body, or 0
-	methods        map[string]string // interned method names, by name: their display form
-	rawMethods     map[string]string // method names, by JSON text
+	bodyName              string
+	event, element, frame int
+	scanned               []scan.Message // reused by scanText
+	entryRequests         []ref          // HAR: requests of the current entry
+	notes                 []string
+	noteIndex             map[string]uint32
+	noBody                map[uint32]bool // notes of HAR responses without a body
+	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	lostStream            int             // the first HAR entry with an event stream and no body, or 0
+	// reqNote is the note of the HAR entry being read when the body of its
+	// request is missing, for the responses in it that match no request.
+	reqNote uint32
+	// inWebSocket: the messages being read are a HAR entry's WebSocket
+	// frames.
+	inWebSocket bool
+	// strict: the HAR body being read is the answer to a JSON-RPC request
+	// (or a WebSocket connection carrying JSON-RPC), examined whatever it
+	// holds; httpError: it is the body of a response with a status other
+	// than 2xx. examined and passed say whether any of the body's JSON
+	// texts was examined or passed over as no JSON-RPC (see notRPC), and
+	// hasRPC whether it held a JSON-RPC 2.0 message.
+	strict, httpError        bool
+	examined, passed, hasRPC bool
+	methods                  map[string]string // interned method names, by name: their display form
+	rawMethods               map[string]string // method names, by JSON text
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
@@ -90,13 +106,16 @@ type session struct {
 	serverLike  string // "roots/list (line 3)", or ""
 
 	// What the capture held, for the nothing-to-check finding.
-	messages    int
-	nonBlank    int
-	entries     int
-	skipped     map[string]int // HAR bodies not examined, by media type
-	otherEvents map[string]int // SSE events of other types, by type
-	findings    int
-	bytes       int64
+	messages int
+	nonBlank int
+	entries  int
+	skipped  map[string]int // HAR bodies not examined, by media type
+	// HAR WebSocket connections without frames in the capture, and frames
+	// of connections without JSON-RPC, not examined.
+	lostSockets, skippedFrames int
+	otherEvents                map[string]int // SSE events of other types, by type
+	findings                   int
+	bytes                      int64
 }
 
 func newSession(c *checker, file string) *session {
@@ -122,7 +141,7 @@ func (s *session) invalid(pos position, loc, msg string) {
 // where returns a finding holding where in a line or entry the message
 // being read is (the facts that loc prefixes give in the text).
 func (s *session) where() *finding {
-	return &finding{Body: s.bodyName, Event: s.event, Element: s.element}
+	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, Element: s.element}
 }
 
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
@@ -144,6 +163,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "jsonrpc" is %s, not "2.0"`, show(m.version)))
 		return
 	}
+	s.hasRPC = true
 	isCall, hasResult, hasError, hasID := m.method != nil, m.result != nil, m.errv != nil, m.id != nil
 	var method string
 	switch {
@@ -380,6 +400,16 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		s.entryRequests = append(s.entryRequests, x)
 	}
 	key := keyOf(id)
+	for {
+		// A pending request whose HTTP exchange failed (a 401 before
+		// authorization, a redirect, a 5xx, a connection reset) can no
+		// longer be answered: sending its id again is no duplicate.
+		y, ok := sd.get(key)
+		if !ok || t.at(y).flags&(fAnswered|fFailed) != fFailed {
+			break
+		}
+		s.retire(sd, key, y, t.method(y) == t.method(x))
+	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
@@ -411,6 +441,38 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	}
 	if s.har {
 		s.matchDeferred(si, id.Key(), x)
+	}
+}
+
+// retire takes the pending request y, whose HTTP exchange failed, out of
+// the index of its side, so that a request sent later with an Equal id
+// (key) is not called a duplicate and takes its responses. A request sent
+// again with the same method (retried) is the same request: y is
+// forgotten, and only the new attempt is checked. Otherwise y stays
+// unanswered, and finish reports it with its HTTP status.
+func (s *session) retire(sd *side, key idKey, y ref, retried bool) {
+	t := s.t
+	r := t.at(y)
+	t.jsUnlink(sd, y)
+	t.pendUnlink(sd, y)
+	if next := r.dupNext; next != none {
+		n := t.at(next)
+		n.dupTail = r.dupTail
+		if n.dupTail == next {
+			n.dupTail = none
+		}
+		sd.set(key, next)
+		if needsJS(n.id()) {
+			t.jsLink(sd, next)
+		}
+	} else {
+		sd.del(key, y)
+	}
+	r.dupNext, r.dupTail = none, none
+	r.flags &^= fFailed
+	if retried {
+		t.pending--
+		t.release(y)
 	}
 }
 
@@ -509,7 +571,7 @@ func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 	}
 	k := id.Key()
 	s.deferredIdx[si][k] = append(s.deferredIdx[si][k], len(s.deferred))
-	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si})
+	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si, note: s.reqNote})
 }
 
 // answer matches the response at pos (id, raw) to the pending request x.
@@ -690,6 +752,9 @@ func (s *session) likely(si int) (ref, string) {
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
 		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
+			if s.inWebSocket {
+				return x, "sent on the same WebSocket connection"
+			}
 			return x, "sent in the same HTTP exchange"
 		}
 	}
@@ -708,7 +773,9 @@ func (s *session) finish() {
 	s.final = true
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
+			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
+			s.reqNote = 0
 		}
 	}
 	var open []ref
@@ -781,8 +848,14 @@ func (s *session) nothingToCheck() {
 		for _, k := range sortedKeys(s.otherEvents) {
 			parts = append(parts, fmt.Sprintf("%s of type %s", plural(s.otherEvents[k], "event"), showString(k)))
 		}
+		if s.skippedFrames > 0 {
+			parts = append(parts, plural(s.skippedFrames, "WebSocket message")+" without JSON-RPC")
+		}
 		if len(parts) > 0 {
 			what += " (bodies not examined: " + strings.Join(parts, ", ") + ")"
+		}
+		if s.lostSockets > 0 {
+			what += fmt.Sprintf("; the messages of its %s are not in the capture", plural(s.lostSockets, "WebSocket connection"))
 		}
 	case s.nonBlank == 0 && s.bytes == 0:
 		what = "the file is empty"
@@ -1095,6 +1168,12 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 	if si == 1 {
 		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
 	}
+	f := &finding{ID: clone(raw)}
+	if s.reqNote > 0 {
+		// The request it answers may be in a body the capture lacks.
+		f.Note = s.notes[s.reqNote-1]
+		msg = fmt.Sprintf("response id %s matches no pending request in the capture: %s, and may have held the request it answers", show(raw), f.Note)
+	}
 	// Group the normalizers that agree on value, request and verdict.
 	for i := 0; i < len(lax); {
 		j := i + 1
@@ -1117,7 +1196,7 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		}
 		i = j
 	}
-	f := &finding{ID: clone(raw), Lax: lax}
+	f.Lax = lax
 	s.report(pos, levelError, kindUnmatched, msg, f)
 }
 

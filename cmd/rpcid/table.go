@@ -19,7 +19,7 @@ const none ref = -1
 
 // Request flags.
 const (
-	fServer     uint16 = 1 << iota // sent by the server (answered by the client)
+	fServer     uint32 = 1 << iota // sent by the server (answered by the client)
 	fCancelled                     // MCP notifications/cancelled named it
 	fWarned                        // its id already drew a numeric warning
 	fAnswered                      // answered (kept for duplicate answers)
@@ -35,6 +35,7 @@ const (
 	fLive                          // the record is in use
 	fInPend                        // linked in its side's pending list (unclaimed by a null-id response)
 	fNullNote                      // note is the line or entry of the null-id response likely answering it
+	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
 )
 
 // A request is one request of the capture: pending, or answered and kept a
@@ -56,7 +57,7 @@ type request struct {
 	// pendPrev and pendNext link the pending requests of a side in the
 	// order sent.
 	pendPrev, pendNext ref
-	flags              uint16
+	flags              uint32
 }
 
 // setAns records where an answered request (no longer linked in a js
