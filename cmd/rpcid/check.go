@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -127,6 +129,11 @@ type checker struct {
 	// otherEvents counts the SSE events of other types than "" and
 	// "message", which are not examined.
 	otherEvents map[string]int
+	// logOther counts the lines of MCP hosts' logs that hold no message.
+	logOther int
+	// partial counts the messages read from captures that could not be
+	// read to their end, which are not counted as checked.
+	partial int
 }
 
 // counts are the messages seen, for the summary.
@@ -210,6 +217,10 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	summary := c.summary()
 	if unreadable > 0 {
 		summary += "; " + plural(unreadable, "file") + " could not be read"
+		if c.partial > 0 {
+			// Their findings so far were printed, and are counted.
+			summary += fmt.Sprintf(" to the end (%s read before the fault, not counted above)", plural(c.partial, "message"))
+		}
 	}
 	if c.json {
 		c.w.Flush()
@@ -268,26 +279,72 @@ func (f *flushReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
+// gzipReader reads a gzip stream, its faults (a truncated or corrupt file)
+// made read errors, so that they are not taken for the end of a truncated
+// capture.
+type gzipReader struct{ r io.Reader }
+
+func (g gzipReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = errors.New("the gzip file is truncated")
+		} else {
+			err = fmt.Errorf("the gzip file is corrupt: %s", strings.TrimPrefix(err.Error(), "gzip: "))
+		}
+	}
+	return n, err
+}
+
 // check checks one capture read from r, reported under name. It returns
 // only read errors; problems in the content are findings. A capture that
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
+	zipped := false
+	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0x1f, 0x8b}) {
+		zipped = true
+		// A gzip file (capture.har.gz, session.jsonl.gz): positions are
+		// those of the text it holds.
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return err
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(gzipReader{zr}, 1<<20)
+	}
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		br.Discard(3)
 	}
 	var err error
-	if isHAR(br) {
+	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0xff, 0xfe}) || bytes.Equal(b, []byte{0xfe, 0xff}) {
+		// UTF-16 (or UTF-32LE), as Windows PowerShell 5's > writes text:
+		// JSON between systems is UTF-8 (RFC 8259 section 8.1).
+		enc := "UTF-16"
+		if b4, _ := br.Peek(4); bytes.Equal(b4, []byte{0xff, 0xfe, 0, 0}) {
+			enc = "UTF-32"
+		}
+		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only", enc, b)
+		_, err = io.Copy(io.Discard, br)
+	} else if isHAR(br) {
 		s.har = true
 		err = s.readHAR(br)
 	} else {
 		err = s.readJSONLines(br)
 	}
+	if err == nil && zipped {
+		// Read to the end, where gzip checks what it held.
+		_, err = io.Copy(io.Discard, br)
+	}
 	if err != nil {
+		c.partial += s.counts.requests + s.counts.responses + s.counts.notifications
 		return err
 	}
 	c.files++
+	c.counts.requests += s.counts.requests
+	c.counts.responses += s.counts.responses
+	c.counts.notifications += s.counts.notifications
 	s.finish()
 	return nil
 }
@@ -432,7 +489,14 @@ func (s *session) line(lineNo int, line []byte) {
 	if start == end {
 		return
 	}
+	if s.nonBlank == 0 && isLogLine(line[start:end]) {
+		s.log = true
+	}
 	s.nonBlank++
+	if s.log && line[start] != '{' && line[start] != '[' && line[start] != '>' && line[start] != '<' {
+		s.logLine(pos, line[:end], start)
+		return
+	}
 	dir := fromUnknown
 	switch line[start] {
 	case '>':
@@ -455,6 +519,83 @@ func (s *session) line(lineNo int, line []byte) {
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// logStamp matches the start of a line of an MCP host's log: an RFC 3339
+// timestamp, then two bracketed fields, as Claude Desktop writes its
+// mcp-server-NAME.log files ("2025-06-27T07:58:07.774Z [info] [name] ...",
+// later "2025-10-03T07:51:43.656Z [name] [info] ...").
+var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[[^\]]*\] \[[^\]]*\] `)
+
+// isLogLine reports whether the first non-blank line of a capture is a
+// line of an MCP host's log (see logStamp).
+func isLogLine(line []byte) bool { return logStamp.Match(line) }
+
+// Where an MCP host's log gives a message it sent or received.
+var (
+	logFromClient = []byte("Message from client: ")
+	logFromServer = []byte("Message from server: ")
+)
+
+// logLine handles one line of an MCP host's log: a line with "Message from
+// client: " or "Message from server: " holds the message that follows
+// (Claude Desktop writes a JavaScript "{ metadata: undefined }" after it,
+// which is not part of it); other lines (the host's own, the server's
+// standard error) hold none and are counted. Lines that start as JSON Lines
+// do ({, [, or a direction marker) are read as JSON Lines. start is the
+// offset of the line's first non-blank byte.
+func (s *session) logLine(pos position, line []byte, start int) {
+	dir := fromClient
+	i := bytes.Index(line[start:], logFromClient)
+	n := len(logFromClient)
+	if j := bytes.Index(line[start:], logFromServer); j >= 0 && (i < 0 || j < i) {
+		dir, i, n = fromServer, j, len(logFromServer)
+	}
+	if i < 0 {
+		s.logOther++
+		return
+	}
+	s.marked = true
+	begin := start + i + n
+	for begin < len(line) && isJSONSpace(line[begin]) {
+		begin++
+	}
+	if begin == len(line) {
+		s.invalid(pos, "", "empty message after \""+string(bytes.TrimSpace(line[start+i:start+i+n]))+"\"")
+		return
+	}
+	end := begin + jsonExtent(line[begin:])
+	s.payload(pos, "", dir, line[begin:end], begin+1)
+}
+
+// jsonExtent returns the length of the JSON object or array at the start
+// of b, found by its brackets outside strings, or len(b) when b does not
+// start with one or it does not end: the scan then says what is wrong.
+func jsonExtent(b []byte) int {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return len(b)
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(b)
+}
 
 // payload handles one JSON text that should be a message or a batch. loc
 // prefixes messages about its validity; column is the 1-based column of its
@@ -684,6 +825,9 @@ func (c *checker) summary() string {
 			total += c.otherEvents[k]
 		}
 		fmt.Fprintf(&b, "; %s of other types than message not examined (%s)", plural(total, "SSE event"), strings.Join(parts, ", "))
+	}
+	if c.logOther > 0 {
+		fmt.Fprintf(&b, "; %s without a message not examined", plural(c.logOther, "log line"))
 	}
 	b.WriteString("; ")
 	if c.errors+c.warnings == 0 {

@@ -104,6 +104,47 @@ var captures = []struct {
 	{"request-body-missing.har", 1, []string{kindUnmatched}},                                       // postData left out
 	{"no-response.har", 1, []string{kindUnanswered}},                                               // no response object, status 0
 	{"page-with-oauth-and-rest.har", 0, nil},                                                       // OAuth and REST JSON beside MCP
+	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
+	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
+	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
+}
+
+// A gzip file that cannot be read to its end is a file that could not be
+// read, not a truncated capture, and the messages read before the fault
+// are not counted as checked.
+func TestCheckGzipFaults(t *testing.T) {
+	data, err := os.ReadFile("testdata/websocket.har.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := bytes.Clone(data)
+	corrupt[len(corrupt)-6] ^= 0xff // the CRC-32 of the text
+	for _, c := range []struct {
+		name string
+		data []byte
+		err  string
+	}{
+		{"truncated", data[:len(data)/2], "could not read standard input: the gzip file is truncated"},
+		{"corrupt", corrupt, "could not read standard input: the gzip file is corrupt: invalid checksum"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, bytes.NewReader(c.data), "check", "-")
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if !strings.Contains(errOut, c.err) {
+				t.Errorf("stderr %q does not say %q", errOut, c.err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			summary := lines[len(lines)-1]
+			if !strings.HasPrefix(summary, "checked 0 files: 0 messages (") || !strings.Contains(summary, "; 1 file could not be read") {
+				t.Errorf("summary %q", summary)
+			}
+			if c.name == "corrupt" && !strings.HasSuffix(summary, " to the end (9 messages read before the fault, not counted above)") {
+				t.Errorf("summary %q does not count the messages read", summary)
+			}
+		})
+	}
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that

@@ -277,7 +277,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 	}
 	switch {
 	case st == 0 && strings.TrimSpace(resp.Error) == "":
-		lacks("the HAR entry records no HTTP status (0): its exchange failed, or was still waiting for its response when the capture was written")
+		lacks("the HAR entry records no HTTP status (0): its exchange failed, had not ended when the capture was written, or was not recorded")
 	case st == 202:
 		// Its answers go on an event stream; finish words the finding by
 		// whether the capture holds every such stream.

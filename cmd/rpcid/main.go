@@ -24,7 +24,11 @@
 // standard input. A directory or a file that cannot be read is reported as
 // "could not read" and not counted as checked.
 //
-// The format of each capture is detected from its content:
+// The format of each capture is detected from its content, after a gzip
+// file (capture.har.gz) is decompressed, positions then counting in the
+// text it holds, and a UTF-8 byte order mark is skipped; a UTF-16 or UTF-32
+// file (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
+// finding that says so:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -69,6 +73,15 @@
 //     client's when they are requests or notifications and as the server's
 //     when they are responses. Empty lines are skipped. Lines have no length
 //     limit.
+//   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
+//     files: a capture whose first non-blank line starts with an RFC 3339
+//     timestamp and two bracketed fields ("2025-10-03T07:51:43.656Z [NAME]
+//     [info] ..."). A line holding "Message from client: " or "Message
+//     from server: " gives the message that follows (the JavaScript
+//     "{ metadata: undefined }" after it is not part of it), sent by that
+//     side; lines that start as JSON Lines do are read as JSON Lines; other
+//     lines (the host's own, the server's standard error) hold no message
+//     and are counted in the summary as log lines not examined.
 //
 // Each finding is printed on its own line as
 //
@@ -159,6 +172,11 @@
 // entry (HAR), and in a HAR the responses waiting for a later request, not
 // by the size of a capture. Output is
 // buffered, and written whenever check waits for input.
+//
+// A capture that cannot be read to its end (a read error, a truncated or
+// corrupt gzip file) is reported as "could not read" and not counted as
+// checked: its findings so far are printed and counted, and the summary
+// says how many messages were read from it.
 //
 // Exit status: 0 when there are no findings, 1 when there are findings, 2 for
 // usage errors and files that cannot be read. -h prints this help to

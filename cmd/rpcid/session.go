@@ -99,11 +99,23 @@ type session struct {
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
 
+	// encoding says why the capture could not be read as text, for the
+	// nothing-to-check finding.
+	encoding string
+	// log: the capture is an MCP host's log (see logLine); logOther
+	// counts its lines without a message.
+	log      bool
+	logOther int
+
 	// Direction markers (JSON Lines): whether any line had one, and the
 	// first unmarked request with a method only servers send.
 	marked      bool
 	initialized bool
 	serverLike  string // "roots/list (line 3)", or ""
+
+	// counts are the messages read, added to the checker's when the
+	// capture has been read to its end.
+	counts counts
 
 	// What the capture held, for the nothing-to-check finding.
 	messages int
@@ -190,7 +202,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	if isCall && !hasID {
 		s.messages++
-		s.c.counts.notifications++
+		s.counts.notifications++
 		s.notification(dir, method, m.params)
 		return
 	}
@@ -201,11 +213,11 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	s.messages++
 	if isCall {
-		s.c.counts.requests++
+		s.counts.requests++
 		s.request(pos, dir, id, m.id, method)
 		return
 	}
-	s.c.counts.responses++
+	s.counts.responses++
 	// Without a marker, a response is the server's and answers a client request.
 	s.response(pos, dir != fromClient, id, m.id, m.errv)
 }
@@ -770,6 +782,7 @@ func (s *session) likely(si int) (ref, string) {
 // finish reports the HAR responses that never found a request and the
 // requests never answered, in the order they were sent.
 func (s *session) finish() {
+	s.c.logOther += s.logOther
 	s.final = true
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
@@ -832,6 +845,8 @@ func (s *session) finish() {
 func (s *session) nothingToCheck() {
 	var what string
 	switch {
+	case s.encoding != "":
+		what = s.encoding
 	case s.har && s.entries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
 	case s.har && s.entries == 0:
@@ -861,6 +876,8 @@ func (s *session) nothingToCheck() {
 		what = "the file is empty"
 	case s.nonBlank == 0:
 		what = "the file has only blank lines"
+	case s.log:
+		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
