@@ -104,6 +104,8 @@ var captures = []struct {
 	{"request-body-missing.har", 1, []string{kindUnmatched}},                                       // postData left out
 	{"no-response.har", 1, []string{kindUnanswered}},                                               // no response object, status 0
 	{"page-with-oauth-and-rest.har", 0, nil},                                                       // OAuth and REST JSON beside MCP
+	{"no-content.har", 1, []string{kindUnanswered}},                                                // 204 to a request
+	{"no-content-stream-missing.har", 1, []string{kindUnanswered}},                                 // 204, GET stream without its body
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR

@@ -285,7 +285,13 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 			s.accepted = s.note("its HTTP response was 202 Accepted")
 		}
 		mark(s.accepted, false, true)
-	case st >= 200 && st <= 299 && st != 204 && !c.recorded():
+	case st == 204:
+		// No answer in this exchange: one may have gone on an event stream.
+		if s.noContent == 0 {
+			s.noContent = s.note("its HTTP response was 204 No Content")
+		}
+		mark(s.noContent, false, true)
+	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
 		// Accepted and 204 No Content carry no body).

@@ -116,11 +116,11 @@
 //     than 202 or 204) without its body, as tools that write HAR files often
 //     leave out event-stream bodies, the finding says the capture has no
 //     response rather than that none was sent; likewise for a request
-//     answered 202 Accepted when a GET event stream in the HAR, which may
-//     have carried its answer, has no body, for an entry without a
-//     response object (a HAR of requests only), and for status 0 without
-//     an _error (Chrome writes it for a request still waiting for its
-//     response).
+//     answered 202 Accepted or 204 No Content when a GET event stream in
+//     the HAR, which may have carried its answer, has no body, for an
+//     entry without a response object (a HAR of requests only), and for
+//     status 0 without an _error (Chrome writes it for a request still
+//     waiting for its response). A request answered 204 otherwise says so.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with

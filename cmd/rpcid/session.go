@@ -78,6 +78,7 @@ type session struct {
 	noteIndex             map[string]uint32
 	noBody                map[uint32]bool // notes of HAR responses without a body
 	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
 	lostStream            int             // the first HAR entry with an event stream and no body, or 0
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
@@ -815,9 +816,13 @@ func (s *session) finish() {
 			// The capture cannot tell whether it was answered.
 			f.Note = s.notes[r.note-1]
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && r.note == s.accepted && s.lostStream > 0:
+		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && s.lostStream > 0:
 			// Its answer was due on an event stream, and one is missing.
-			f.Note = fmt.Sprintf("its HTTP response was 202 Accepted, so its answer was due on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.lostStream)
+			due := "its answer was due"
+			if r.note == s.noContent {
+				due = "an answer could come only"
+			}
+			f.Note = fmt.Sprintf("%s, so %s on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.notes[r.note-1], due, s.lostStream)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
