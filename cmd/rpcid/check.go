@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -279,21 +280,33 @@ func (f *flushReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
-// gzipReader reads a gzip stream, its faults (a truncated or corrupt file)
-// made read errors, so that they are not taken for the end of a truncated
-// capture.
+// isZlib reports whether b, the first two bytes of a capture, are a zlib
+// header as zlib writes it (RFC 1950 section 2.2: deflate with a 32 KiB
+// window, 0x78, and a check of 31). No JSON text or log line starts with
+// "x".
+func isZlib(b []byte) bool {
+	return b[0] == 0x78 && (uint(b[0])<<8|uint(b[1]))%31 == 0
+}
+
+// gzipReader reads a gzip or zlib stream, its faults (a truncated or
+// corrupt file) made read errors, so that they are not taken for the end
+// of a truncated capture.
 type gzipReader struct{ r io.Reader }
 
 func (g gzipReader) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	if err != nil && err != io.EOF {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = errors.New("the gzip file is truncated")
-		} else {
-			err = fmt.Errorf("the gzip file is corrupt: %s", strings.TrimPrefix(err.Error(), "gzip: "))
-		}
+		err = compressError(err)
 	}
 	return n, err
+}
+
+func compressError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("the compressed file is truncated")
+	}
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "gzip: "), "zlib: ")
+	return fmt.Errorf("the compressed file is corrupt: %s", msg)
 }
 
 // check checks one capture read from r, reported under name. It returns
@@ -303,13 +316,19 @@ func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	zipped := false
-	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0x1f, 0x8b}) {
+	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(b)) {
+		// A gzip file (capture.har.gz, session.jsonl.gz) or a zlib stream
+		// (mitmproxy's .zhar): positions are those of the text it holds.
 		zipped = true
-		// A gzip file (capture.har.gz, session.jsonl.gz): positions are
-		// those of the text it holds.
-		zr, err := gzip.NewReader(br)
+		var zr io.ReadCloser
+		var err error
+		if b[0] == 0x1f {
+			zr, err = gzip.NewReader(br)
+		} else {
+			zr, err = zlib.NewReader(br)
+		}
 		if err != nil {
-			return err
+			return compressError(err)
 		}
 		defer zr.Close()
 		br = bufio.NewReaderSize(gzipReader{zr}, 1<<20)

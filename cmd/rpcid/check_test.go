@@ -109,6 +109,7 @@ var captures = []struct {
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
+	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
 }
 
 // A gzip file that cannot be read to its end is a file that could not be
@@ -126,8 +127,8 @@ func TestCheckGzipFaults(t *testing.T) {
 		data []byte
 		err  string
 	}{
-		{"truncated", data[:len(data)/2], "could not read standard input: the gzip file is truncated"},
-		{"corrupt", corrupt, "could not read standard input: the gzip file is corrupt: invalid checksum"},
+		{"truncated", data[:len(data)/2], "could not read standard input: the compressed file is truncated"},
+		{"corrupt", corrupt, "could not read standard input: the compressed file is corrupt: invalid checksum"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, bytes.NewReader(c.data), "check", "-")

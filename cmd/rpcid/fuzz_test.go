@@ -18,6 +18,8 @@ import (
 func FuzzCheck(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.jsonl")
 	hars, _ := filepath.Glob("testdata/*.har")
+	logs, _ := filepath.Glob("testdata/*.log")
+	hars = append(hars, logs...)
 	for _, p := range append(paths, hars...) {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 {
 			f.Add(b)

@@ -25,8 +25,8 @@
 // "could not read" and not counted as checked.
 //
 // The format of each capture is detected from its content, after a gzip
-// file (capture.har.gz) is decompressed, positions then counting in the
-// text it holds, and a UTF-8 byte order mark is skipped; a UTF-16 or UTF-32
+// file (capture.har.gz) or zlib stream (mitmproxy's .zhar) is
+// decompressed, positions then counting in the text it holds, and a UTF-8 byte order mark is skipped; a UTF-16 or UTF-32
 // file (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
 // finding that says so:
 //
@@ -174,7 +174,7 @@
 // buffered, and written whenever check waits for input.
 //
 // A capture that cannot be read to its end (a read error, a truncated or
-// corrupt gzip file) is reported as "could not read" and not counted as
+// corrupt compressed file) is reported as "could not read" and not counted as
 // checked: its findings so far are printed and counted, and the summary
 // says how many messages were read from it.
 //
