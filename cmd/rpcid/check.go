@@ -508,11 +508,11 @@ func (s *session) line(lineNo int, line []byte) {
 	if start == end {
 		return
 	}
-	if s.nonBlank == 0 && isLogLine(line[start:end]) {
-		s.log = true
+	if s.nonBlank == 0 {
+		s.log, s.logSent = logKind(line[start:end])
 	}
 	s.nonBlank++
-	if s.log && line[start] != '{' && line[start] != '[' && line[start] != '>' && line[start] != '<' {
+	if s.log != logNone && line[start] != '{' && line[start] != '[' && line[start] != '>' && line[start] != '<' {
 		s.logLine(pos, line[:end], start)
 		return
 	}
@@ -545,15 +545,52 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 // later "2025-10-03T07:51:43.656Z [name] [info] ...").
 var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[[^\]]*\] \[[^\]]*\] `)
 
-// isLogLine reports whether the first non-blank line of a capture is a
-// line of an MCP host's log (see logStamp).
-func isLogLine(line []byte) bool { return logStamp.Match(line) }
+// Kinds of log that check reads messages from.
+const (
+	logNone = iota
+	logHost // an MCP host's log (see logStamp)
+	logSDK  // go-sdk's mcp.LoggingTransport
+)
 
-// Where an MCP host's log gives a message it sent or received.
+// Where an MCP host's log gives a message it sent or received, and where
+// go-sdk's mcp.LoggingTransport gives one that its side wrote or read.
 var (
 	logFromClient = []byte("Message from client: ")
 	logFromServer = []byte("Message from server: ")
+	logWrite      = []byte("write: ")
+	logRead       = []byte("read: ")
 )
+
+// logKind decides from the first non-blank line of a capture whether it is
+// a log, and of which kind. For a go-sdk log it returns who wrote the
+// messages of its "write: " lines: the client when the first line writes
+// an initialize request, the server when it reads one, and fromUnknown
+// otherwise (messages are then taken as in unmarked JSON Lines).
+func logKind(line []byte) (int, direction) {
+	if logStamp.Match(line) {
+		return logHost, fromUnknown
+	}
+	rest, write := bytes.CutPrefix(line, logWrite)
+	if !write {
+		var read bool
+		if rest, read = bytes.CutPrefix(line, logRead); !read {
+			return logNone, fromUnknown
+		}
+	}
+	rest = bytes.TrimLeft(rest, " \t")
+	if len(rest) == 0 || rest[0] != '{' && rest[0] != '[' {
+		return logNone, fromUnknown
+	}
+	var sc []scan.Message
+	msgs, _, err := scanText(nil, &sc, rest)
+	if err == nil && len(msgs) > 0 && msgs[0].id != nil && string(msgs[0].method) == `"initialize"` {
+		if write {
+			return logSDK, fromClient
+		}
+		return logSDK, fromServer
+	}
+	return logSDK, fromUnknown
+}
 
 // logLine handles one line of an MCP host's log: a line with "Message from
 // client: " or "Message from server: " holds the message that follows
@@ -563,6 +600,10 @@ var (
 // do ({, [, or a direction marker) are read as JSON Lines. start is the
 // offset of the line's first non-blank byte.
 func (s *session) logLine(pos position, line []byte, start int) {
+	if s.log == logSDK {
+		s.sdkLine(pos, line, start)
+		return
+	}
 	dir := fromClient
 	i := bytes.Index(line[start:], logFromClient)
 	n := len(logFromClient)
@@ -584,6 +625,39 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	}
 	end := begin + jsonExtent(line[begin:])
 	s.payload(pos, "", dir, line[begin:end], begin+1)
+}
+
+// sdkLine handles one line of go-sdk's mcp.LoggingTransport log: "write: "
+// and "read: " and the message its side wrote or read; other lines ("read
+// error: EOF", anything else written to the same log) hold no message and
+// are counted.
+func (s *session) sdkLine(pos position, line []byte, start int) {
+	dir := s.logSent
+	rest, ok := bytes.CutPrefix(line[start:], logWrite)
+	if !ok {
+		if rest, ok = bytes.CutPrefix(line[start:], logRead); !ok {
+			s.logOther++
+			return
+		}
+		switch dir {
+		case fromClient:
+			dir = fromServer
+		case fromServer:
+			dir = fromClient
+		}
+	}
+	if dir != fromUnknown {
+		s.marked = true
+	}
+	begin := len(line) - len(rest)
+	for begin < len(line) && isJSONSpace(line[begin]) {
+		begin++
+	}
+	if begin == len(line) {
+		s.invalid(pos, "", "empty message after \""+strings.TrimSpace(string(line[start:begin]))+"\"")
+		return
+	}
+	s.payload(pos, "", dir, line[begin:], begin+1)
 }
 
 // jsonExtent returns the length of the JSON object or array at the start

@@ -107,6 +107,8 @@ var captures = []struct {
 	{"no-content.har", 1, []string{kindUnanswered}},                                                // 204 to a request
 	{"no-content-stream-missing.har", 1, []string{kindUnanswered}},                                 // 204, GET stream without its body
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
+	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
+	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
 	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR

@@ -105,8 +105,10 @@ type session struct {
 	encoding string
 	// log: the capture is an MCP host's log (see logLine); logOther
 	// counts its lines without a message.
-	log      bool
+	log      int
 	logOther int
+	// logSent is who sent the messages of a go-sdk log's "write: " lines.
+	logSent direction
 
 	// Direction markers (JSON Lines): whether any line had one, and the
 	// first unmarked request with a method only servers send.
@@ -881,7 +883,7 @@ func (s *session) nothingToCheck() {
 		what = "the file is empty"
 	case s.nonBlank == 0:
 		what = "the file has only blank lines"
-	case s.log:
+	case s.log == logHost:
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
