@@ -52,7 +52,9 @@ type finding struct {
 	// its first answer.
 	AnsweredLine  int `json:"answeredLine,omitempty"`
 	AnsweredEntry int `json:"answeredEntry,omitempty"`
-	// Note: why a request may have gone unanswered (HAR: its HTTP status).
+	// Note: why a request may have gone unanswered (HAR: its HTTP status),
+	// or why an unmatched response's request may be missing (HAR: the
+	// request body of its exchange is not in the capture).
 	Note string `json:"note,omitempty"`
 	// Hint: direction markers would settle who sent what.
 	Hint string `json:"hint,omitempty"`

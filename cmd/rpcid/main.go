@@ -167,7 +167,9 @@
 // have matched: normalizer, value, request, and verdict "malformed" or
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
 // (a null-id response's error object); answeredLine or answeredEntry; note
-// (why a request may have gone unanswered); hint (direction markers); and for
+// (why a request may have gone unanswered, or, for a response matching no
+// request, that the HAR lacks the request body that may have held it); hint
+// (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
 // in a HAR entry, or body "websocket" and frame (the WebSocket message, from
 // 1), element of a batch, column on a line or offset in a body.
