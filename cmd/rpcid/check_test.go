@@ -106,6 +106,8 @@ var captures = []struct {
 	{"page-with-oauth-and-rest.har", 0, nil},                                                       // OAuth and REST JSON beside MCP
 	{"no-content.har", 1, []string{kindUnanswered}},                                                // 204 to a request
 	{"no-content-stream-missing.har", 1, []string{kindUnanswered}},                                 // 204, GET stream without its body
+	{"html-instead-of-answer.har", 1, []string{kindUnanswered}},                                    // a login page answered 200
+	{"accepted-200-stream-missing.har", 1, []string{kindUnanswered}},                               // 200 "Accepted", GET stream without its body
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

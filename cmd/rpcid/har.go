@@ -304,6 +304,18 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
 		}
 		lacks(note)
+	case st >= 200 && st <= 299:
+		// A success whose body holds no answer to them (an HTML page, a
+		// plain "Accepted"): an answer could still come on an event stream.
+		what := fmt.Sprintf("status %d", st)
+		if mt := strings.TrimSpace(c.MimeType); mt != "" {
+			what += ", " + showString(mt)
+		}
+		i := s.note("its HTTP response (" + what + ") held no response with its id")
+		if i > 0 {
+			s.noAnswer[i] = true
+		}
+		mark(i, false, true)
 	case st < 200 || st > 299:
 		var note string
 		if st == 0 {

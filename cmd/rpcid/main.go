@@ -127,7 +127,10 @@
 //     the HAR, which may have carried its answer, has no body, for an
 //     entry without a response object (a HAR of requests only), and for
 //     status 0 without an _error (Chrome writes it for a request still
-//     waiting for its response). A request answered 204 otherwise says so.
+//     waiting for its response). A request answered 204 otherwise says so,
+//     as does one whose 2xx response held no response with its id (a login
+//     page, a plain "Accepted"), which has no response in the capture when
+//     a GET event stream lacks its body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with

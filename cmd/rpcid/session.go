@@ -77,6 +77,7 @@ type session struct {
 	notes                 []string
 	noteIndex             map[string]uint32
 	noBody                map[uint32]bool // notes of HAR responses without a body
+	noAnswer              map[uint32]bool // notes of HAR 2xx responses whose body held no answer
 	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
 	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
 	lostStream            int             // the first HAR entry with an event stream and no body, or 0
@@ -134,7 +135,7 @@ type session struct {
 }
 
 func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, methods: map[string]string{}}
+	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
@@ -825,6 +826,10 @@ func (s *session) finish() {
 				due = "an answer could come only"
 			}
 			f.Note = fmt.Sprintf("%s, so %s on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.notes[r.note-1], due, s.lostStream)
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case r.flags&fNullNote == 0 && s.noAnswer[r.note] && s.lostStream > 0:
+			// Its answer could have come on an event stream that is missing.
+			f.Note = fmt.Sprintf("%s, and the body of the event stream at entry %d, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], s.lostStream)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
