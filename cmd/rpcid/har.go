@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/rpcid/rpcid/internal/scan"
@@ -17,6 +19,8 @@ import (
 type harEntry struct {
 	Request struct {
 		Method   string      `json:"method"`
+		URL      string      `json:"url"`
+		Headers  []harHeader `json:"headers"`
 		BodySize int64       `json:"bodySize"`
 		PostData *harContent `json:"postData"`
 	} `json:"request"`
@@ -36,6 +40,32 @@ type harEntry struct {
 	// WebSocketMessages are the frames of a WebSocket connection, as
 	// Chrome and mitmproxy record them.
 	WebSocketMessages []harWSMessage `json:"_webSocketMessages"`
+}
+
+// harHeader is one HTTP header of a HAR request.
+type harHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// partKey names the MCP session a HAR entry belongs to: the origin of its
+// URL (scheme, host and port) and its Mcp-Session-Id header, or for a
+// WebSocket connection the entry itself.
+func partKey(n int, e *harEntry) string {
+	if len(e.WebSocketMessages) > 0 {
+		return "websocket " + strconv.Itoa(n)
+	}
+	origin := "" // a URL without a host: one session for all of them
+	if u, err := url.Parse(e.Request.URL); err == nil && u.Host != "" {
+		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	}
+	sid := ""
+	for _, h := range e.Request.Headers {
+		if strings.EqualFold(h.Name, "mcp-session-id") {
+			sid = h.Value
+		}
+	}
+	return origin + " " + sid
 }
 
 // harWSMessage is one WebSocket frame: Type "send" (by the client) or
@@ -181,6 +211,7 @@ func skipValue(dec *json.Decoder) error {
 // connection's frames are each the sender's.
 func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
+	s.use(partKey(n, e))
 	s.entryRequests = s.entryRequests[:0]
 	s.inWebSocket = false
 	s.reqNote = 0

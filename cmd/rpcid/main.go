@@ -59,6 +59,11 @@
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
+//     A HAR that holds several MCP sessions (a desktop host's traffic to
+//     several servers, a session started anew) keeps the requests of each
+//     apart: a session is the origin of the request URL (scheme, host and
+//     port) with its Mcp-Session-Id header, and each WebSocket connection
+//     is one; ids are matched, and duplicates found, within a session.
 //     A request whose HTTP exchange failed (a status other than 2xx, or
 //     Chrome's status 0 with an _error) without an answer in its body can
 //     no longer be answered: a later request with an Equal id is no

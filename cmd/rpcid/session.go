@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,6 +53,57 @@ type deferredResponse struct {
 	taken bool
 	// note is the entry's reqNote: the body of its request is missing.
 	note uint32
+	p    *part // the part it was read in
+}
+
+// part is the state of one MCP session in a HAR (see session.p), while
+// another is in use.
+type part struct {
+	t           *table
+	deferredIdx [2]map[rpcid.Key][]int
+	lostStream  int
+}
+
+// request returns request x of part p (nil: the session's only table).
+func (p *part) request(s *session, x ref) *request {
+	if p == nil || p == s.p {
+		return s.t.at(x)
+	}
+	return p.t.at(x)
+}
+
+// maxParts bounds the parts of a HAR: beyond it, new sessions share the
+// last part.
+const maxParts = 1024
+
+// use makes the part named key the one in use, creating it when new.
+func (s *session) use(key string) {
+	p, ok := s.partIdx[key]
+	if !ok {
+		if len(s.parts) >= maxParts {
+			p = s.parts[len(s.parts)-1]
+		} else {
+			p = &part{t: newTable()}
+			if s.partIdx == nil {
+				s.partIdx = map[string]*part{}
+			}
+			s.partIdx[key] = p
+			s.parts = append(s.parts, p)
+		}
+	}
+	s.usePart(p)
+}
+
+// usePart makes p the part in use.
+func (s *session) usePart(p *part) {
+	if p == s.p {
+		return
+	}
+	if q := s.p; q != nil {
+		q.t, q.deferredIdx, q.lostStream = s.t, s.deferredIdx, s.lostStream
+	}
+	s.p = p
+	s.t, s.deferredIdx, s.lostStream = p.t, p.deferredIdx, p.lostStream
 }
 
 // session checks one capture.
@@ -100,6 +152,15 @@ type session struct {
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+
+	// A HAR may hold several MCP sessions (a desktop host's traffic to
+	// several servers, reconnections): each is a part with its own
+	// requests, keyed by the origin of the request URL and its
+	// Mcp-Session-Id header (each WebSocket connection is its own). t,
+	// deferredIdx and lostStream are those of the part in use, p.
+	p       *part
+	parts   []*part
+	partIdx map[string]*part
 
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
@@ -587,7 +648,7 @@ func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 	}
 	k := id.Key()
 	s.deferredIdx[si][k] = append(s.deferredIdx[si][k], len(s.deferred))
-	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si, note: s.reqNote})
+	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si, note: s.reqNote, p: s.p})
 }
 
 // answer matches the response at pos (id, raw) to the pending request x.
@@ -790,24 +851,46 @@ func (s *session) finish() {
 	s.final = true
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
+			if d.p != nil {
+				s.usePart(d.p)
+			}
 			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
 			s.reqNote = 0
 		}
 	}
-	var open []ref
-	for i := range s.t.slab {
-		if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
-			open = append(open, ref(i))
+	type openRequest struct {
+		p *part
+		x ref
+	}
+	var open []openRequest
+	parts := s.parts
+	if len(parts) == 0 {
+		parts = []*part{nil}
+	}
+	for _, p := range parts {
+		if p != nil {
+			s.usePart(p)
+		}
+		for i := range s.t.slab {
+			if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
+				open = append(open, openRequest{s.p, ref(i)})
+			}
 		}
 	}
-	slices.SortFunc(open, func(a, b ref) int {
-		if s.t.before(a, b) {
-			return -1
+	slices.SortFunc(open, func(a, b openRequest) int {
+		// seq counts the requests of the whole capture.
+		ra, rb := a.p.request(s, a.x), b.p.request(s, b.x)
+		if ra.pos != rb.pos {
+			return cmp.Compare(ra.pos, rb.pos)
 		}
-		return 1
+		return cmp.Compare(ra.seq, rb.seq)
 	})
-	for _, x := range open {
+	for _, o := range open {
+		if o.p != nil {
+			s.usePart(o.p)
+		}
+		x := o.x
 		r := s.t.at(x)
 		if r.flags&fCancelled != 0 {
 			continue
