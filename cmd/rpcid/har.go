@@ -307,8 +307,9 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		s.lostStream = n
 	}
 	switch {
-	case st == 0 && strings.TrimSpace(resp.Error) == "":
-		lacks("the HAR entry records no HTTP status (0): its exchange failed, had not ended when the capture was written, or was not recorded")
+	case st <= 0 && strings.TrimSpace(resp.Error) == "":
+		// 0 (Chrome, mitmproxy) or -1 (unknown, as HAR writes sizes).
+		lacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
 	case st == 202:
 		// Its answers go on an event stream; finish words the finding by
 		// whether the capture holds every such stream.
@@ -349,7 +350,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		mark(i, false, true)
 	case st < 200 || st > 299:
 		var note string
-		if st == 0 {
+		if st <= 0 {
 			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error))
 		} else {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
