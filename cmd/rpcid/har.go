@@ -18,11 +18,11 @@ import (
 // HAR 1.2 shapes, as far as check reads them.
 type harEntry struct {
 	Request struct {
-		Method   string      `json:"method"`
-		URL      string      `json:"url"`
-		Headers  []harHeader `json:"headers"`
-		BodySize int64       `json:"bodySize"`
-		PostData *harContent `json:"postData"`
+		Method   string             `json:"method"`
+		URL      loose[string]      `json:"url"`
+		Headers  loose[[]harHeader] `json:"headers"`
+		BodySize loose[int64]       `json:"bodySize"`
+		PostData *harContent        `json:"postData"`
 	} `json:"request"`
 	// Response is nil when the entry has none (a HAR written with
 	// requests only).
@@ -33,13 +33,32 @@ type harEntry struct {
 		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
 		// with status 0; without it, status 0 is also a request still
 		// waiting for its response when the HAR was written.
-		Error string `json:"_error"`
+		Error loose[string] `json:"_error"`
 	} `json:"response"`
 	// ResourceType is Chrome's kind of request ("websocket", "fetch").
-	ResourceType string `json:"_resourceType"`
+	ResourceType loose[string] `json:"_resourceType"`
 	// WebSocketMessages are the frames of a WebSocket connection, as
 	// Chrome and mitmproxy record them.
-	WebSocketMessages []harWSMessage `json:"_webSocketMessages"`
+	WebSocketMessages loose[[]loose[harWSMessage]] `json:"_webSocketMessages"`
+}
+
+// loose is a member that tools write in shapes of their own (extensions
+// such as _error, fields that HAR 1.2 types but some writers do not): a
+// value of another type than T reads as absent, so that the entry is still
+// read.
+type loose[T any] struct {
+	v   T
+	bad bool // the member is there, in another shape
+}
+
+func (l *loose[T]) UnmarshalJSON(b []byte) error {
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		l.v = v
+	} else {
+		l.bad = true
+	}
+	return nil
 }
 
 // harHeader is one HTTP header of a HAR request.
@@ -52,15 +71,15 @@ type harHeader struct {
 // URL (scheme, host and port) and its Mcp-Session-Id header, or for a
 // WebSocket connection the entry itself.
 func partKey(n int, e *harEntry) string {
-	if len(e.WebSocketMessages) > 0 {
+	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
 	}
 	origin := "" // a URL without a host: one session for all of them
-	if u, err := url.Parse(e.Request.URL); err == nil && u.Host != "" {
+	if u, err := url.Parse(e.Request.URL.v); err == nil && u.Host != "" {
 		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 	}
 	sid := ""
-	for _, h := range e.Request.Headers {
+	for _, h := range e.Request.Headers.v {
 		if strings.EqualFold(h.Name, "mcp-session-id") {
 			sid = h.Value
 		}
@@ -78,10 +97,10 @@ type harWSMessage struct {
 
 // harContent is a request's postData or a response's content.
 type harContent struct {
-	Size     int64   `json:"size"`
-	MimeType string  `json:"mimeType"`
-	Text     *string `json:"text"`
-	Encoding string  `json:"encoding"`
+	Size     loose[int64] `json:"size"`
+	MimeType string       `json:"mimeType"`
+	Text     *string      `json:"text"`
+	Encoding string       `json:"encoding"`
 }
 
 // recorded reports whether c holds a body's text: tools that write HAR
@@ -226,8 +245,8 @@ func (s *session) harEntry(n int, e *harEntry) {
 			}
 		}
 		note := "the body of the HTTP request of its exchange (" + what + ") is empty or was left out of the capture"
-		if e.Request.BodySize > 0 {
-			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(e.Request.BodySize, math.MaxInt32)), "byte"))
+		if n := e.Request.BodySize.v; n > 0 {
+			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(n, math.MaxInt32)), "byte"))
 		}
 		s.reqNote = s.note(note)
 	}
@@ -250,12 +269,12 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.exchangeEnd(n, e)
 	s.reqNote = 0
 	switch {
-	case len(e.WebSocketMessages) > 0:
+	case len(e.WebSocketMessages.v) > 0:
 		s.entryRequests = s.entryRequests[:0]
 		s.inWebSocket = true
-		s.websocket(pos, e.WebSocketMessages)
+		s.websocket(pos, e.WebSocketMessages.v)
 		s.inWebSocket = false
-	case strings.EqualFold(e.ResourceType, "websocket") || resp != nil && resp.Status == 101:
+	case strings.EqualFold(e.ResourceType.v, "websocket") || resp != nil && resp.Status == 101:
 		// A WebSocket connection whose frames the capture lacks (Firefox
 		// and Safari write none; Chrome writes them only for connections
 		// it saw open).
@@ -307,7 +326,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		s.lostStream = n
 	}
 	switch {
-	case st <= 0 && strings.TrimSpace(resp.Error) == "":
+	case st <= 0 && strings.TrimSpace(resp.Error.v) == "":
 		// 0 (Chrome, mitmproxy) or -1 (unknown, as HAR writes sizes).
 		lacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
 	case st == 202:
@@ -332,8 +351,8 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 			what += ", " + showString(mt)
 		}
 		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
-		if c.Size > 0 {
-			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
+		if c.Size.v > 0 {
+			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size.v, math.MaxInt32)), "byte"))
 		}
 		lacks(note)
 	case st >= 200 && st <= 299:
@@ -351,7 +370,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 	case st < 200 || st > 299:
 		var note string
 		if st <= 0 {
-			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error))
+			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
 		} else {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
 			if resp.StatusText != "" {
@@ -368,7 +387,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 // counted as not examined. Text frames (opcode 1) and binary frames
 // (opcode 2, base64 in the HAR) each hold one message or batch; control
 // frames are skipped.
-func (s *session) websocket(pos position, frames []harWSMessage) {
+func (s *session) websocket(pos position, frames []loose[harWSMessage]) {
 	data := func(m *harWSMessage) ([]byte, bool) {
 		switch m.Opcode {
 		case 1:
@@ -381,7 +400,7 @@ func (s *session) websocket(pos position, frames []harWSMessage) {
 	}
 	rpc := false
 	for i := range frames {
-		if b, ok := data(&frames[i]); ok && isJSONRPC(bytes.TrimSpace(b)) {
+		if b, ok := data(&frames[i].v); ok && isJSONRPC(bytes.TrimSpace(b)) {
 			rpc = true
 			break
 		}
@@ -394,8 +413,14 @@ func (s *session) websocket(pos position, frames []harWSMessage) {
 	s.strict = true
 	defer func() { s.strict = false }()
 	for i := range frames {
-		m := &frames[i]
 		loc := fmt.Sprintf("websocket message %d: ", i+1)
+		if frames[i].bad {
+			s.frame = i + 1
+			s.invalid(pos, loc, "not a HAR WebSocket message: its type, opcode or data is not a string, number and string")
+			s.frame = 0
+			continue
+		}
+		m := &frames[i].v
 		dir := fromUnknown
 		switch strings.ToLower(m.Type) {
 		case "send":
