@@ -26,9 +26,9 @@
 //
 // The format of each capture is detected from its content, after a gzip
 // file (capture.har.gz) or zlib stream (mitmproxy's .zhar) is
-// decompressed, positions then counting in the text it holds, and a UTF-8 byte order mark is skipped; a UTF-16 or UTF-32
-// file (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
-// finding that says so:
+// decompressed (positions then count in the text it holds) and a UTF-8
+// byte order mark is skipped; a UTF-16 or UTF-32 file (Windows PowerShell
+// 5's > writes UTF-16) is one nothing-to-check finding that says so:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -115,9 +115,9 @@
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
 //     that body may have held the request it answers. When JavaScript
-//     Number(), Python int() or Rust i64::from_str
-//     (the normalizers of the TypeScript, Python and Rust MCP SDKs) would have
-//     matched it to a pending request, the finding says which, and whether
+//     Number(), Python int() or Rust i64::from_str (the normalizers of the
+//     TypeScript, Python and Rust MCP SDKs) would have matched it to a
+//     pending request, the finding says which, and whether
 //     that SDK would accept a malformed spelling of the id or deliver the
 //     response to a different request.
 //   - answered-twice (error): a second response to a request already
