@@ -63,12 +63,15 @@ type finding struct {
 	// from 1) in a HAR entry, Element of a batch (from 1), and
 	// the fault's Column on a JSON Lines line (from 1) or Offset in a HAR
 	// body or event (bytes, from 0).
-	Body    string `json:"body,omitempty"`
-	Event   int    `json:"event,omitempty"`
-	Frame   int    `json:"frame,omitempty"`
-	Element int    `json:"element,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Offset  *int64 `json:"offset,omitempty"`
+	Body  string `json:"body,omitempty"`
+	Event int    `json:"event,omitempty"`
+	Frame int    `json:"frame,omitempty"`
+	// BodyLine is the line (from 1) of a newline-delimited HAR body
+	// (NDJSON, JSON Lines, json-seq).
+	BodyLine int    `json:"bodyLine,omitempty"`
+	Element  int    `json:"element,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Offset   *int64 `json:"offset,omitempty"`
 }
 
 // requestRef points at a request from another finding.

@@ -110,6 +110,7 @@ var captures = []struct {
 	{"accepted-200-stream-missing.har", 1, []string{kindUnanswered}},                               // 200 "Accepted", GET stream without its body
 	{"two-servers-mitmproxy.har", 1, []string{kindTypeChanged, kindUnanswered}},                    // two servers, a new session
 	{"har-extension-shapes.har", 1, []string{kindInvalid, kindUnmatched}},                          // _error, bodySize, headers, opcode of other types
+	{"ndjson-bodies.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},               // NDJSON and json-seq bodies
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

@@ -471,6 +471,8 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 	switch {
 	case mt == "text/event-stream":
 		s.sse(pos, loc, dir, text)
+	case lineDelimited(mt):
+		s.lines(pos, loc, dir, text)
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		s.payload(pos, loc, dir, text, 0)
 	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
@@ -526,6 +528,38 @@ func isJSONRPC(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// lineDelimited reports whether a media type is one of newline-delimited
+// JSON texts, as httpid reads them: NDJSON, JSON Lines, stream+json, and
+// RFC 7464 json-seq (each record starts with an RS, 0x1E).
+func lineDelimited(mt string) bool {
+	switch mt {
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines",
+		"application/x-jsonlines", "application/stream+json", "application/json-seq":
+		return true
+	}
+	return strings.HasSuffix(mt, "+json-seq")
+}
+
+// lines handles a body of newline-delimited JSON texts: each non-blank line
+// (without a leading RS) holds a message or batch.
+func (s *session) lines(pos position, loc string, dir direction, body []byte) {
+	for n := 1; len(body) > 0; n++ {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		line = bytes.TrimLeft(line, "\x1e")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		s.bodyLine = n
+		s.payload(pos, fmt.Sprintf("%sline %d: ", loc, n), dir, line, 0)
+		s.bodyLine = 0
+	}
 }
 
 // looksLikeSSE reports whether an untyped body starts like an event stream.

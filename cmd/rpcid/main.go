@@ -37,8 +37,11 @@
 //     its first 1 MiB. Messages are read from each entry's
 //     request.postData.text (sent by the client) and response.content.text
 //     (sent by the server; decoded first when content.encoding is "base64"),
-//     for application/json (and +json) bodies and for text/event-stream
-//     bodies, whose events of type "" or "message" each hold a message
+//     for application/json (and +json) bodies, newline-delimited ones
+//     (application/x-ndjson, application/jsonl, application/stream+json,
+//     RFC 7464 application/json-seq and the like, as httpid reads them),
+//     each line a message or batch, and text/event-stream bodies, whose
+//     events of type "" or "message" each hold a message
 //     (events of other types, such as the "endpoint" event of the 2024-11-05
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
 //     A body of another media type is examined when it is JSON holding a
@@ -179,8 +182,9 @@
 // request, that the HAR lacks the request body that may have held it); hint
 // (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
-// in a HAR entry, or body "websocket" and frame (the WebSocket message, from
-// 1), element of a batch, column on a line or offset in a body.
+// or bodyLine (the line of a newline-delimited body, from 1) in a HAR entry,
+// or body "websocket" and frame (the WebSocket message, from 1), element of
+// a batch, column on a line or offset in a body, event, body line or frame.
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests

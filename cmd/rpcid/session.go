@@ -124,6 +124,7 @@ type session struct {
 	// "response") and SSE event, and batch element (0: none).
 	bodyName              string
 	event, element, frame int
+	bodyLine              int            // the line of a newline-delimited HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
 	notes                 []string
@@ -218,7 +219,7 @@ func (s *session) invalid(pos position, loc, msg string) {
 // where returns a finding holding where in a line or entry the message
 // being read is (the facts that loc prefixes give in the text).
 func (s *session) where() *finding {
-	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, Element: s.element}
+	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, BodyLine: s.bodyLine, Element: s.element}
 }
 
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
