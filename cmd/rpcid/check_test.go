@@ -111,6 +111,8 @@ var captures = []struct {
 	{"two-servers-mitmproxy.har", 1, []string{kindTypeChanged, kindUnanswered}},                    // two servers, a new session
 	{"har-extension-shapes.har", 1, []string{kindInvalid, kindUnmatched}},                          // _error, bodySize, headers, opcode of other types
 	{"ndjson-bodies.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},               // NDJSON and json-seq bodies
+	{"sse-2024-11-05-other-host.har", 0, nil},                                                      // endpoint event naming another host
+	{"sse-2024-11-05-other-host-stream-missing.har", 1, []string{kindUnanswered, kindUnmatched}},   // and its GET stream without its body
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

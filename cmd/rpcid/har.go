@@ -324,6 +324,9 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
 		// accepted with 202.
 		s.lostStream = n
+		if s.firstLost == 0 {
+			s.firstLost = n
+		}
 	}
 	switch {
 	case st <= 0 && strings.TrimSpace(resp.Error.v) == "":

@@ -66,7 +66,11 @@
 //     several servers, a session started anew) keeps the requests of each
 //     apart: a session is the origin of the request URL (scheme, host and
 //     port) with its Mcp-Session-Id header, and each WebSocket connection
-//     is one; ids are matched, and duplicates found, within a session.
+//     is one; ids are matched, and duplicates found, within a session. A
+//     response read before any request with its id, that finds none in its
+//     session, answers the first pending one of another session: an
+//     HTTP+SSE endpoint event may send the POSTs to another host than the
+//     GET stream that carries their answers.
 //     A request whose HTTP exchange failed (a status other than 2xx, or
 //     Chrome's status 0 with an _error) without an answer in its body can
 //     no longer be answered: a later request with an Equal id is no
@@ -117,7 +121,9 @@
 //     (1 sent, 1.0 received). SDKs that compare type and value drop it.
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
-//     that body may have held the request it answers. When JavaScript
+//     that body may have held the request it answers, and for a response to
+//     a server request, that a GET event stream without its body may have
+//     carried that request. When JavaScript
 //     Number(), Python int() or Rust i64::from_str (the normalizers of the
 //     TypeScript, Python and Rust MCP SDKs) would have matched it to a
 //     pending request, the finding says which, and whether

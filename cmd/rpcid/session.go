@@ -64,9 +64,26 @@ type part struct {
 	lostStream  int
 }
 
+// partFor returns the part in which the deferred response d is matched:
+// its own, or, when no request there has its id, the first other part with
+// a pending request that has it. An HTTP+SSE endpoint event may send the
+// POSTs to another host than the GET stream that carries their answers.
+func (s *session) partFor(d *deferredResponse) *part {
+	key := keyOf(d.id)
+	if _, ok := d.p.t.sides[d.side].get(key); ok || d.id.Kind() == rpcid.KindNull {
+		return d.p // pending or answered there
+	}
+	for _, p := range s.parts {
+		if x, ok := p.t.sides[d.side].get(key); ok && p != d.p && p.t.at(x).flags&fAnswered == 0 {
+			return p
+		}
+	}
+	return d.p
+}
+
 // request returns request x of part p (nil: the session's only table).
 func (p *part) request(s *session, x ref) *request {
-	if p == nil || p == s.p {
+	if p == nil {
 		return s.t.at(x)
 	}
 	return p.t.at(x)
@@ -134,6 +151,7 @@ type session struct {
 	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
 	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
 	lostStream            int             // the first HAR entry with an event stream and no body, or 0
+	firstLost             int             // the same, of all parts
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
 	reqNote uint32
@@ -853,7 +871,7 @@ func (s *session) finish() {
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
 			if d.p != nil {
-				s.usePart(d.p)
+				s.usePart(s.partFor(d))
 			}
 			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
@@ -893,6 +911,15 @@ func (s *session) finish() {
 		}
 		x := o.x
 		r := s.t.at(x)
+		// The GET event stream without its body that may have carried the
+		// answer: its session's, or else another's (an HTTP+SSE endpoint
+		// event may send the POSTs to another host).
+		lost := s.lostStream
+		lostWhat := fmt.Sprintf("the event stream at entry %d", lost)
+		if lost == 0 && s.firstLost > 0 {
+			lost = s.firstLost
+			lostWhat = fmt.Sprintf("the event stream at entry %d (of another origin or session)", lost)
+		}
 		if r.flags&fCancelled != 0 {
 			continue
 		}
@@ -903,17 +930,17 @@ func (s *session) finish() {
 			// The capture cannot tell whether it was answered.
 			f.Note = s.notes[r.note-1]
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && s.lostStream > 0:
+		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && lost > 0:
 			// Its answer was due on an event stream, and one is missing.
 			due := "its answer was due"
 			if r.note == s.noContent {
 				due = "an answer could come only"
 			}
-			f.Note = fmt.Sprintf("%s, so %s on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.notes[r.note-1], due, s.lostStream)
+			f.Note = fmt.Sprintf("%s, so %s on an event stream, and the body of %s is empty or was left out of the capture", s.notes[r.note-1], due, lostWhat)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && s.noAnswer[r.note] && s.lostStream > 0:
+		case r.flags&fNullNote == 0 && s.noAnswer[r.note] && lost > 0:
 			// Its answer could have come on an event stream that is missing.
-			f.Note = fmt.Sprintf("%s, and the body of the event stream at entry %d, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], s.lostStream)
+			f.Note = fmt.Sprintf("%s, and the body of %s, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], lostWhat)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
@@ -1282,6 +1309,15 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
 	}
 	f := &finding{ID: clone(raw)}
+	if lost := max(s.lostStream, s.firstLost); si == 1 && s.har && lost > 0 {
+		// The server request it answers may be on an event stream whose
+		// body the capture lacks.
+		if s.lostStream > 0 {
+			lost = s.lostStream
+		}
+		f.Note = fmt.Sprintf("the body of the event stream at entry %d, which may have carried the server request it answers, is empty or was left out of the capture", lost)
+		msg = fmt.Sprintf("response id %s matches no pending server request in the capture: %s", show(raw), f.Note)
+	}
 	if s.reqNote > 0 {
 		// The request it answers may be in a body the capture lacks.
 		f.Note = s.notes[s.reqNote-1]
