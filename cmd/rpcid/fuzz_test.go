@@ -78,6 +78,28 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 		s.finish()
+
+		// The same for a HAR, in each of its sessions (retried requests
+		// are released, retired ones stay pending until reported).
+		if isHAR(bufio.NewReader(bytes.NewReader(data))) {
+			s := newSession(c, "x")
+			s.har = true
+			if err := s.readHAR(bufio.NewReader(bytes.NewReader(data))); err != nil {
+				t.Fatal(err)
+			}
+			s.finish()
+			for _, p := range s.parts {
+				pending := 0
+				for i := range p.t.slab {
+					if r := &p.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
+						pending++
+					}
+				}
+				if pending != p.t.pending {
+					t.Fatalf("HAR: %d live unanswered records, pending %d", pending, p.t.pending)
+				}
+			}
+		}
 	})
 }
 
