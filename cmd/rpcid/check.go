@@ -517,7 +517,7 @@ func (s *session) line(lineNo int, line []byte) {
 		s.log, s.logSent = logKind(line[start:end])
 	}
 	s.nonBlank++
-	if s.log != logNone && line[start] != '{' && line[start] != '[' && line[start] != '>' && line[start] != '<' {
+	if s.log != logNone {
 		s.logLine(pos, line[:end], start)
 		return
 	}
@@ -601,9 +601,8 @@ func logKind(line []byte) (int, direction) {
 // client: " or "Message from server: " holds the message that follows
 // (Claude Desktop writes a JavaScript "{ metadata: undefined }" after it,
 // which is not part of it); other lines (the host's own, the server's
-// standard error) hold none and are counted. Lines that start as JSON Lines
-// do ({, [, or a direction marker) are read as JSON Lines. start is the
-// offset of the line's first non-blank byte.
+// standard error, which may be JSON from a server's logger) hold none and
+// are counted. start is the offset of the line's first non-blank byte.
 func (s *session) logLine(pos position, line []byte, start int) {
 	if s.log == logSDK {
 		s.sdkLine(pos, line, start)

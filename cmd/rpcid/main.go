@@ -91,16 +91,16 @@
 //     [info] ..."). A line holding "Message from client: " or "Message
 //     from server: " gives the message that follows (the JavaScript
 //     "{ metadata: undefined }" after it is not part of it), sent by that
-//     side; lines that start as JSON Lines do are read as JSON Lines; other
-//     lines (the host's own, the server's standard error) hold no message
-//     and are counted in the summary as log lines not examined.
+//     side; other lines (the host's own, the server's standard error, which
+//     may be JSON from its logger) hold no message and are counted in the
+//     summary as log lines not examined.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
 //     non-blank line is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the
 //     client when the first line writes an initialize request and the
 //     server when it reads one (otherwise messages are taken as unmarked
-//     JSON Lines). Other lines ("read error: EOF") are counted as log lines
-//     not examined.
+//     JSON Lines). Other lines ("read error: EOF", whatever else shares the
+//     log) are counted as log lines not examined.
 //
 // Each finding is printed on its own line as
 //
