@@ -556,6 +556,42 @@ func TestSessionStateBounded(t *testing.T) {
 	}
 }
 
+// The sessions of a HAR share the bound on answered requests: entries to
+// more origins than maxParts share the last session, and the answered
+// requests kept over all sessions are answeredMax.
+func TestHARSessionsBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	s.har = true
+	n := answeredMax + 1000
+	for i := 0; i < n; i++ {
+		var e harEntry
+		entry := fmt.Sprintf(`{"request":{"method":"POST","url":"https://s%d.example.test/mcp","postData":{"mimeType":"application/json","text":%q}},`+
+			`"response":{"status":200,"content":{"mimeType":"application/json","text":%q}}}`,
+			i%(2*maxParts), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+		if err := json.Unmarshal([]byte(entry), &e); err != nil {
+			t.Fatal(err)
+		}
+		s.harEntry(i+1, &e)
+	}
+	s.finish()
+	answered := 0
+	for _, p := range s.parts {
+		for i := range p.t.slab {
+			if r := &p.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered != 0 {
+				answered++
+			}
+		}
+	}
+	if len(s.parts) != maxParts || answered != answeredMax || len(s.t.ring.reqs) != answeredMax {
+		t.Errorf("after %d entries to %d origins: %d sessions, %d answered requests kept, ring %d; want %d, %d, %d",
+			n, 2*maxParts, len(s.parts), answered, len(s.t.ring.reqs), maxParts, answeredMax, answeredMax)
+	}
+	if c.errors+c.warnings != 0 {
+		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
+	}
+}
+
 // Issue 12, class 7: the habits of a Unix tool.
 func TestUnixHabits(t *testing.T) {
 	// -h of every command prints its full usage to standard output and

@@ -195,9 +195,10 @@
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
 // pending (about 120 bytes each with integer ids), the last 65536 answered
-// requests (to recognize a second answer), the longest line (JSON Lines) or
-// entry (HAR), and in a HAR the responses waiting for a later request, not
-// by the size of a capture. Output is
+// requests of the capture (to recognize a second answer), the longest line
+// (JSON Lines) or entry (HAR), and in a HAR the responses waiting for a
+// later request and its sessions (at most 1024: later ones share the
+// last), not by the size of a capture. Output is
 // buffered, and written whenever check waits for input.
 //
 // A capture that cannot be read to its end (a read error, a truncated or

@@ -100,7 +100,7 @@ func (s *session) use(key string) {
 		if len(s.parts) >= maxParts {
 			p = s.parts[len(s.parts)-1]
 		} else {
-			p = &part{t: newTable()}
+			p = &part{t: newTable(s.t.ring)}
 			if s.partIdx == nil {
 				s.partIdx = map[string]*part{}
 			}
@@ -215,7 +215,7 @@ type session struct {
 }
 
 func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
+	return &session{c: c, file: file, t: newTable(nil), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
