@@ -708,9 +708,9 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 				f.Column = int(err.Offset) + column
 				where = fmt.Sprintf(" at column %d", f.Column)
 			} else {
-				off := err.Offset
+				off := err.Offset + s.offsetBase
 				f.Offset = &off
-				where = fmt.Sprintf(" at byte offset %d", err.Offset)
+				where = fmt.Sprintf(" at byte offset %d", off)
 			}
 		}
 		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)

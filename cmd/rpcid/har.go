@@ -477,9 +477,9 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 	case lineDelimited(mt):
 		s.lines(pos, loc, dir, text)
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		s.payload(pos, loc, dir, text, 0)
+		s.jsonTexts(pos, loc, dir, text)
 	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
-		s.payload(pos, loc, dir, text, 0)
+		s.jsonTexts(pos, loc, dir, text)
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
 	case isJSONRPC(trimmed):
@@ -531,6 +531,36 @@ func isJSONRPC(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// jsonTexts handles a JSON body: one JSON text, or several objects or
+// arrays back to back, as a long-lived application/json stream sends them
+// and httpid reads them, each a message or batch. Offsets in findings
+// count from the start of the body.
+func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte) {
+	defer func() { s.offsetBase = 0 }()
+	for i := 0; ; {
+		for i < len(body) && isJSONSpace(body[i]) {
+			i++
+		}
+		if i == len(body) {
+			return
+		}
+		n := jsonExtent(body[i:])
+		more := len(bytes.TrimLeft(body[i+n:], " \t\r\n")) > 0
+		if !more {
+			if i == 0 {
+				s.payload(pos, loc, dir, body, 0) // one JSON text, as it is
+			} else {
+				s.offsetBase = int64(i)
+				s.payload(pos, loc, dir, body[i:], 0)
+			}
+			return
+		}
+		s.offsetBase = int64(i)
+		s.payload(pos, loc, dir, body[i:i+n], 0)
+		i += n
+	}
 }
 
 // lineDelimited reports whether a media type is one of newline-delimited

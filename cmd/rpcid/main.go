@@ -37,7 +37,9 @@
 //     its first 1 MiB. Messages are read from each entry's
 //     request.postData.text (sent by the client) and response.content.text
 //     (sent by the server; decoded first when content.encoding is "base64"),
-//     for application/json (and +json) bodies, newline-delimited ones
+//     for application/json (and +json) bodies (one JSON text, or objects
+//     and arrays back to back, as httpid reads a long-lived stream; offsets
+//     count from the start of the body), newline-delimited ones
 //     (application/x-ndjson, application/jsonl, application/stream+json,
 //     RFC 7464 application/json-seq and the like, as httpid reads them),
 //     each line a message or batch, and text/event-stream bodies, whose

@@ -142,6 +142,7 @@ type session struct {
 	bodyName              string
 	event, element, frame int
 	bodyLine              int            // the line of a newline-delimited HAR body
+	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
 	notes                 []string
