@@ -292,7 +292,9 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 	mark := func(i uint32, failed, keep bool) {
 		for _, x := range s.entryRequests {
 			r := s.t.at(x)
-			if r.flags&fAnswered != 0 {
+			if r.flags&(fAnswered|fServer) != 0 {
+				// Answered, or a request of the server in the response
+				// body, whose answer the client sends in another exchange.
 				continue
 			}
 			if failed {
