@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -189,6 +190,13 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	files := fs.Args()
+	if n := slices.Index(files, "-"); n >= 0 && slices.Contains(files[n+1:], "-") {
+		// Standard input can be read to its end once: a second "-" would
+		// be an empty capture.
+		fmt.Fprintln(stderr, "rpcid check: standard input (-) is named more than once; it can be read only once")
+		fs.Usage()
+		return 2
+	}
 	unreadable := 0
 	fail := func(what string, err error) {
 		c.w.Flush()

@@ -161,6 +161,16 @@ func TestCheckGzipFaults(t *testing.T) {
 	}
 }
 
+// Standard input is read to its end once: naming it twice is a usage
+// error, not a second, empty capture.
+func TestCheckStdinTwice(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	code, out, errOut := runCmd(t, strings.NewReader(in), "check", "-", "x.jsonl", "-")
+	if code != 2 || out != "" || !strings.Contains(errOut, "standard input (-) is named more than once") {
+		t.Errorf("check - x.jsonl - = %d, %q, %q", code, out, errOut)
+	}
+}
+
 // Recorded captures of real go-sdk traffic through a gateway that
 // stringifies ids, written by the interop module's recording test.
 var recorded = []string{"recorded-gosdk-gateway.har", "recorded-gosdk-gateway.jsonl"}

@@ -21,7 +21,7 @@
 // through a gateway that turns numeric ids into strings), saying why on
 // standard error, so that "go run ./cmd/rpcid check" shows what it does
 // wherever it is run. A FILE of "-" is
-// standard input. A directory or a file that cannot be read is reported as
+// standard input, which can be named once. A directory or a file that cannot be read is reported as
 // "could not read" and not counted as checked.
 //
 // The format of each capture is detected from its content, after a gzip
