@@ -523,6 +523,9 @@ func (s *session) line(lineNo int, line []byte) {
 	}
 	if s.nonBlank == 0 {
 		s.log, s.logSent = logKind(line[start:end])
+		if end == start+1 && (line[start] == '{' || line[start] == '[') {
+			s.loneBracket, s.firstByte = true, string(line[start])
+		}
 	}
 	s.nonBlank++
 	if s.log != logNone {

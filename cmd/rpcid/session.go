@@ -185,6 +185,10 @@ type session struct {
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
 	encoding string
+	// loneBracket: the first non-blank line of a JSON Lines capture is
+	// only firstByte, "{" or "[" (JSON printed over several lines).
+	loneBracket bool
+	firstByte   string
 	// log: the capture is an MCP host's log (see logLine); logOther
 	// counts its lines without a message.
 	log      int
@@ -1006,6 +1010,9 @@ func (s *session) nothingToCheck() {
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
 			what = "its only non-blank line is not a JSON-RPC 2.0 message"
+		}
+		if s.loneBracket {
+			what += fmt.Sprintf("; its first line is a lone %q, as in JSON printed over several lines (jq without -c): JSON Lines holds one message per line", s.firstByte)
 		}
 	}
 	s.report(position{}, levelError, kindNothing, "nothing to check: "+what, nil)
