@@ -104,11 +104,13 @@ func parseSlow(data []byte, fn string) (ID, error) {
 
 // MarshalJSON returns the JSON spelling of id, as AppendJSON writes it. The
 // zero ID has none: MarshalJSON returns an *Error wrapping ErrType for it.
-// To leave an absent id out of a struct, use the omitzero option (Go 1.24)
-// or a pointer.
+// To leave an absent id out of a struct, use the omitzero option (Go 1.24).
+// A *ID field with omitempty leaves out a nil pointer too, but only for
+// encoding: decoding "id":null into a pointer sets it to nil without calling
+// UnmarshalJSON, so a null id and a missing one look alike.
 func (id ID) MarshalJSON() ([]byte, error) {
 	if id.f == formAbsent {
-		return nil, idError("MarshalJSON", id, ErrType, "no JSON value (leave the member out with omitzero, or use a pointer)")
+		return nil, idError("MarshalJSON", id, ErrType, "no JSON value (leave the member out with omitzero)")
 	}
 	return id.AppendJSON(nil), nil
 }

@@ -449,7 +449,7 @@ func TestMarshalAbsentField(t *testing.T) {
 		ID rpcid.ID `json:"id,omitzero"`
 	}
 	_, err := json.Marshal(plain{})
-	if want := `json: error calling MarshalJSON for type rpcid.ID: rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero, or use a pointer): value cannot be an id`; !errors.Is(err, rpcid.ErrType) || err.Error() != want {
+	if want := `json: error calling MarshalJSON for type rpcid.ID: rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero): value cannot be an id`; !errors.Is(err, rpcid.ErrType) || err.Error() != want {
 		t.Errorf("json.Marshal of an absent id = %v\nwant %s", err, want)
 	}
 	seven := rpcid.Int(7)

@@ -79,9 +79,10 @@ func Equal(a, b ID) bool {
 // request, such as a channel to deliver the response on.
 //
 // The zero Pending is empty and ready to use. A Pending must not be copied
-// after first use: a copy shares the tables of the original, so that taking
-// a request from one takes it from both without updating the other's Len.
-// go vet's copylocks check reports copies (issue 13). A Pending is not safe
+// after first use: a copy shares the tables the original had made by then
+// (one each for integers, other strings and other numbers, made on first
+// use) but not those made later, so the two see some of the same requests
+// and not others. go vet's copylocks check reports copies (issue 13). A Pending is not safe
 // for concurrent use: like a map, guard it with a mutex when several
 // goroutines use it.
 type Pending[V any] struct {

@@ -266,7 +266,7 @@ func TestIDErrorMessages(t *testing.T) {
 		{"null", func() error { var p rpcid.Pending[int]; return p.Add(rpcid.Null(), 1) }, rpcid.ErrType, `null`,
 			`rpcid: Pending.Add null: no response can be matched to a null id: value cannot be an id`},
 		{"marshal absent", func() error { _, err := rpcid.ID{}.MarshalJSON(); return err }, rpcid.ErrType, ``,
-			`rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero, or use a pointer): value cannot be an id`},
+			`rpcid: MarshalJSON absent id: no JSON value (leave the member out with omitzero): value cannot be an id`},
 		{"FromAny type", func() error { _, err := rpcid.FromAny(true); return err }, rpcid.ErrType, ``,
 			`rpcid: FromAny: Go type bool is not a JSON string, number or null: value cannot be an id`},
 	}

@@ -58,7 +58,8 @@
 //     Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID and
 //     Accept reach the upstream unchanged and a hop-by-hop header does not,
 //     the upstream sees its own Host, the client's path and query arrive
-//     byte for byte, and the proxy adds no credentials (TestProxySecurity).
+//     byte for byte (the upstream URL has no query of its own here), and the
+//     proxy adds no credentials (TestProxySecurity).
 //   - Exact bytes: a raw JSON-RPC server without an SDK, over HTTP
 //     (TestProxyBytes) and over stdio (TestProxyStdioBytes), sends batches,
 //     error responses, requests of its own, a duplicate id member, lines and

@@ -78,12 +78,14 @@ func idArgs(name string, args []string, n int, usage string, stdout, stderr io.W
 func parseArg(cmd, arg string, stderr io.Writer) (rpcid.ID, error) {
 	id, err := rpcid.Parse([]byte(arg))
 	if err != nil {
-		shown := printable(showString(arg))
+		shown := printableArg(showArg(arg))
 		if strings.TrimSpace(arg) == "" {
 			shown = strconv.Quote(arg) + " (empty)"
 		}
 		fmt.Fprintf(stderr, "rpcid %s: %s is not a JSON id: %s\n", cmd, shown, printable(parseReason(err)))
-		if looksLikeBareString(arg) {
+		if what, ok := oddChar(arg); ok {
+			fmt.Fprintf(stderr, "rpcid %s: the argument holds %s, which JSON does not allow outside a string\n", cmd, what)
+		} else if looksLikeBareString(arg) {
 			fmt.Fprintf(stderr, "rpcid %s: a string id is JSON text in quotes; in a shell write '%s'\n", cmd, printable(showString(strconv.Quote(arg))))
 		} else if errors.Is(err, rpcid.ErrType) {
 			fmt.Fprintf(stderr, "rpcid %s: %s is %s; a JSON-RPC id is a string, a number or null\n", cmd, shown, jsonTypeName(bytes.TrimLeft([]byte(arg), " \t\r\n")))
@@ -91,6 +93,65 @@ func parseArg(cmd, arg string, stderr io.Writer) (rpcid.ID, error) {
 		return rpcid.ID{}, err
 	}
 	return id, nil
+}
+
+// showArg is showString without replacing invalid UTF-8, which printableArg
+// shows byte by byte.
+func showArg(s string) string {
+	if len(s) > showMax+8 {
+		return truncate(s, showMax) + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return s
+}
+
+// printableArg is printable for a command-line argument, quoted back as
+// typed: an invalid UTF-8 byte is written \xHH, as a shell's $'...' would
+// write it, not as U+FFFD.
+func printableArg(s string) string {
+	var b []byte
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			i += size
+		}
+		for _, r := range s[:i] {
+			if r >= utf8.RuneSelf && unicode.IsSpace(r) {
+				b = fmt.Appendf(b, `\u%04x`, r) // looks like U+0020
+			} else {
+				b = append(b, printable(string(r))...)
+			}
+		}
+		if i < len(s) {
+			b = fmt.Appendf(b, `\x%02x`, s[i])
+			i++
+		}
+		s = s[i:]
+	}
+	return string(b)
+}
+
+// oddChar describes the first byte or character of arg outside its
+// quotation marks (if any) that JSON does not allow there and that a
+// terminal does not show as it is: a byte that is not UTF-8, a format
+// character such as U+FEFF, a control other than JSON whitespace, or a space
+// other than U+0020.
+func oddChar(arg string) (string, bool) {
+	for i, r := range arg {
+		switch {
+		case r == '"':
+			return "", false // within a string, Parse says what is wrong
+		case r == utf8.RuneError && !strings.HasPrefix(arg[i:], "\uFFFD"):
+			return fmt.Sprintf("the byte 0x%02x (not UTF-8)", arg[i]), true
+		case r == ' ' || r == '\t' || r == '\r' || r == '\n':
+		case unsafeRune(r) || unicode.IsSpace(r):
+			return fmt.Sprintf("%U (an invisible character or a space other than U+0020)", r), true
+		}
+	}
+	return "", false
 }
 
 // looksLikeBareString reports whether a refused argument looks like the

@@ -94,6 +94,30 @@ func TestEqInvalid(t *testing.T) {
 	}
 }
 
+// An argument is quoted back as typed (an invalid byte as \xHH, not
+// U+FFFD; a space that looks like U+0020 escaped), and an invisible
+// character is named rather than taken for a bare string.
+func TestEqInvalidShown(t *testing.T) {
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"1", "\"\xff\""}, "rpcid eq: \"\\xff\" is not a JSON id: invalid UTF-8 byte 0xff in string at byte offset 1: invalid UTF-8 in string\n"},
+		{[]string{"1\u00a0", "1"}, "rpcid eq: 1\\u00a0 is not a JSON id: invalid character byte 0xc2 after value at byte offset 1: invalid JSON\n" +
+			"rpcid eq: the argument holds U+00A0 (an invisible character or a space other than U+0020), which JSON does not allow outside a string\n"},
+		{[]string{"\ufeff1", "1"}, "rpcid eq: \\ufeff1 is not a JSON id: invalid character byte 0xef at start of value at byte offset 0: invalid JSON\n" +
+			"rpcid eq: the argument holds U+FEFF (an invisible character or a space other than U+0020), which JSON does not allow outside a string\n"},
+		{[]string{"\xff1", "1"}, "rpcid eq: \\xff1 is not a JSON id: invalid character byte 0xff at start of value at byte offset 0: invalid JSON\n" +
+			"rpcid eq: the argument holds the byte 0xff (not UTF-8), which JSON does not allow outside a string\n"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCmd(t, nil, append([]string{"eq"}, tt.args...)...)
+		if code != 2 || out != "" || errOut != tt.stderr {
+			t.Errorf("eq %q = %d, %q, stderr %q; want 2 and stderr %q", tt.args, code, out, errOut, tt.stderr)
+		}
+	}
+}
+
 // The key hint never suggests quoting JSON that is not an id.
 func TestKeyInvalid(t *testing.T) {
 	for arg, want := range map[string]string{

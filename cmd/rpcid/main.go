@@ -260,9 +260,10 @@
 // is written back exactly as the client sent it. Nothing else changes.
 //
 // HTTP mode (a URL): listen on ADDR (default 127.0.0.1:8939) and forward each
-// request to URL's scheme and host with the client's own path and query, for
-// MCP's streamable HTTP and 2024-11-05 HTTP+SSE transports. Point the client
-// at the printed address. Requests whose Host header is not this proxy's
+// request to URL's scheme and host with the client's own path, and with URL's
+// query (a token, say) followed by the client's own, for MCP's streamable
+// HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
+// address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
 // rebinding). It prints one line to standard error when listening:
 //
@@ -282,8 +283,11 @@
 //	-listen ADDR              HTTP mode: address to listen on (default 127.0.0.1:8939;
 //	                          127.0.0.1:0 picks a free port; a non-loopback
 //	                          address exposes the proxy to other machines)
-//	-v                        log each restored id and each response id that
-//	                          matches no request, and a summary on exit
+//	-v                        log each restored id, each response id that
+//	                          matches no request or is ambiguous (Equal to
+//	                          ids sent in different spellings), each refused
+//	                          request and each rewritten endpoint event, and
+//	                          a summary on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)

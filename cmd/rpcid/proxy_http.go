@@ -35,6 +35,7 @@ var proxyIdleTimeout = 2 * time.Minute
 // An httpProxy is the handler of rpcid proxy in HTTP mode.
 type httpProxy struct {
 	target   *url.URL        // the upstream's scheme and host only
+	query    string          // the upstream URL's query, as written
 	hosts    map[string]bool // Host header values accepted, lower case
 	rp       *httputil.ReverseProxy
 	log      *proxyLog
@@ -149,6 +150,7 @@ func (f *freshConns) stop() {
 func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpProxy {
 	p := &httpProxy{
 		target:   &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
+		query:    cfg.upstream.RawQuery,
 		hosts:    hosts,
 		log:      lg,
 		stopping: make(chan struct{}),
@@ -236,16 +238,28 @@ func (p *httpProxy) allowedOrigin(origin string) bool {
 }
 
 // rewrite sends the request to the upstream's scheme and host with the
-// client's path and query, byte for byte. The upstream sees its own name in
-// Host. The client's Accept-Encoding is dropped so that the response arrives
-// uncompressed (http.Transport asks for gzip itself and decodes it) and its
-// ids can be restored.
+// client's path, byte for byte, and the upstream URL's query (a token, say)
+// followed by the client's, joined by "&" when both are present, as
+// httputil.NewSingleHostReverseProxy joins them. The upstream sees its own
+// name in Host. The client's Accept-Encoding is dropped so that the response
+// arrives uncompressed (http.Transport asks for gzip itself and decodes it)
+// and its ids can be restored.
 func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.target)
 	// The path and query as the client wrote them: ReverseProxy re-encodes
 	// some queries, and the proxy reads neither.
-	pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = pr.In.URL.Path, pr.In.URL.RawPath, pr.In.URL.RawQuery
+	pr.Out.URL.Path, pr.Out.URL.RawPath = pr.In.URL.Path, pr.In.URL.RawPath
+	pr.Out.URL.RawQuery = joinQuery(p.query, pr.In.URL.RawQuery)
 	pr.Out.Header.Del("Accept-Encoding")
+}
+
+// joinQuery returns the query of a request to the upstream: the upstream
+// URL's, then the client's.
+func joinQuery(upstream, client string) string {
+	if upstream == "" || client == "" {
+		return upstream + client
+	}
+	return upstream + "&" + client
 }
 
 // modifyResponse arranges for the endpoint event of a 2024-11-05 HTTP+SSE

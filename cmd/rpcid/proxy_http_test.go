@@ -876,3 +876,36 @@ func TestProxyRefusesItself(t *testing.T) {
 		}
 	}
 }
+
+// The upstream URL's query (a token) reaches the upstream on every request,
+// before the client's own query, as httputil.NewSingleHostReverseProxy
+// joins them; the client's path replaces the URL's.
+func TestProxyUpstreamQuery(t *testing.T) {
+	uris := make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		uris <- r.RequestURI
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL+"/mcp?api_key=a%2Fb")
+	defer p.stop(t)
+	for _, tt := range []struct{ path, want string }{
+		{"/mcp", "/mcp?api_key=a%2Fb"},
+		{"/messages?session=1&x=%20", "/messages?api_key=a%2Fb&session=1&x=%20"},
+		{"/other", "/other?api_key=a%2Fb"},
+	} {
+		resp, body := do(t, newRequest(t, "POST", p.url+tt.path, `{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		if resp.StatusCode != 200 || body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Errorf("POST %s: %s %q", tt.path, resp.Status, body)
+		}
+		select {
+		case got := <-uris:
+			if got != tt.want {
+				t.Errorf("POST %s reached the upstream as %q, want %q", tt.path, got, tt.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("POST %s never reached the upstream", tt.path)
+		}
+	}
+}
