@@ -115,6 +115,7 @@ var captures = []struct {
 	{"sse-2024-11-05-other-host-stream-missing.har", 1, []string{kindUnanswered, kindUnmatched}},   // and its GET stream without its body
 	{"json-stream-body.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},            // application/json texts back to back
 	{"server-requests-in-streams.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sampling, elicitation in POST streams
+	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

@@ -489,6 +489,12 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 		// as text/plain;charset=UTF-8 unless told otherwise, and some
 		// servers and gateways label JSON text/plain or octet-stream.
 		s.payload(pos, loc, dir, text, 0)
+	case (trimmed[0] == '{' || trimmed[0] == '[') && textsHoldJSONRPC(trimmed):
+		// The same for JSON texts back to back or one per line.
+		s.jsonTexts(pos, loc, dir, text)
+	case looksLikeSSE(trimmed) && eventsHoldJSONRPC(trimmed):
+		// And for an event stream.
+		s.sse(pos, loc, dir, text)
 	default:
 		s.passed = true
 	}
@@ -595,6 +601,39 @@ func (s *session) lines(pos position, loc string, dir direction, body []byte) {
 		s.payload(pos, fmt.Sprintf("%sline %d: ", loc, n), dir, line, 0)
 		s.bodyLine = 0
 	}
+}
+
+// textsHoldJSONRPC reports whether b, JSON objects or arrays back to back
+// (NDJSON among them), holds a JSON-RPC 2.0 message.
+func textsHoldJSONRPC(b []byte) bool {
+	for len(b) > 0 {
+		n := jsonExtent(b)
+		if isJSONRPC(b[:n]) {
+			return true
+		}
+		b = bytes.TrimLeft(b[n:], " \t\r\n")
+		if len(b) > 0 && b[0] != '{' && b[0] != '[' {
+			return false
+		}
+	}
+	return false
+}
+
+// eventsHoldJSONRPC reports whether the data line of an event in an event
+// stream holds a JSON-RPC 2.0 message.
+func eventsHoldJSONRPC(b []byte) bool {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && isJSONRPC(bytes.TrimSpace(v)) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksLikeSSE reports whether an untyped body starts like an event stream.

@@ -48,7 +48,9 @@
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
 //     A body of another media type is examined when it is JSON holding a
 //     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
-//     as text/plain unless told otherwise. JSON that is no JSON-RPC, as a
+//     as text/plain unless told otherwise; likewise JSON texts back to
+//     back or one per line, and an event stream, of which one holds such
+//     a message. JSON that is no JSON-RPC, as a
 //     browser's HAR holds beside an MCP session (OAuth documents, REST
 //     calls, a page's own event streams), is passed over, not reported: a
 //     body, event or frame without a "jsonrpc" member that has neither a
