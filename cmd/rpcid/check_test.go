@@ -116,6 +116,7 @@ var captures = []struct {
 	{"json-stream-body.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},            // application/json texts back to back
 	{"server-requests-in-streams.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sampling, elicitation in POST streams
 	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
+	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

@@ -101,6 +101,17 @@ type harContent struct {
 	MimeType string       `json:"mimeType"`
 	Text     *string      `json:"text"`
 	Encoding string       `json:"encoding"`
+	// File is where Playwright put the body instead (a HAR recorded with
+	// content "attach", or inside a .zip): a file beside the HAR.
+	File loose[string] `json:"_file"`
+}
+
+// elsewhere is what a note adds when the body is in a file of its own.
+func (c *harContent) elsewhere() string {
+	if f := strings.TrimSpace(c.File.v); f != "" {
+		return " (the HAR names the file " + showString(f) + " for it, which check does not read)"
+	}
+	return ""
 }
 
 // recorded reports whether c holds a body's text: tools that write HAR
@@ -248,6 +259,9 @@ func (s *session) harEntry(n int, e *harEntry) {
 		if n := e.Request.BodySize.v; n > 0 {
 			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(n, math.MaxInt32)), "byte"))
 		}
+		if e.Request.PostData != nil {
+			note += e.Request.PostData.elsewhere()
+		}
 		s.reqNote = s.note(note)
 	}
 	rpc := false // the request body holds a JSON-RPC 2.0 message
@@ -359,7 +373,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		if c.Size.v > 0 {
 			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size.v, math.MaxInt32)), "byte"))
 		}
-		lacks(note)
+		lacks(note + c.elsewhere())
 	case st >= 200 && st <= 299:
 		// A success whose body holds no answer to them (an HTML page, a
 		// plain "Accepted"): an answer could still come on an event stream.
