@@ -100,7 +100,7 @@ var captures = []struct {
 	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
 	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
 	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
-	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // Firefox writes no frames
+	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames
 	{"request-body-missing.har", 1, []string{kindUnmatched}},                                       // postData left out
 	{"no-response.har", 1, []string{kindUnanswered}},                                               // no response object, status 0
 	{"page-with-oauth-and-rest.har", 0, nil},                                                       // OAuth and REST JSON beside MCP

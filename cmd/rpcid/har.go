@@ -289,9 +289,8 @@ func (s *session) harEntry(n int, e *harEntry) {
 		s.websocket(pos, e.WebSocketMessages.v)
 		s.inWebSocket = false
 	case strings.EqualFold(e.ResourceType.v, "websocket") || resp != nil && resp.Status == 101:
-		// A WebSocket connection whose frames the capture lacks (Firefox
-		// and Safari write none; Chrome writes them only for connections
-		// it saw open).
+		// A WebSocket connection whose frames the capture lacks: not every
+		// HAR writer records them.
 		s.lostSockets++
 	}
 }
