@@ -550,6 +550,14 @@ func (s *session) line(lineNo int, line []byte) {
 			return
 		}
 	}
+	if bytes.HasPrefix(line[start:end], []byte("\xEF\xBB\xBF")) {
+		// As when files that each start with one are joined with cat: a
+		// peer's JSON parser fails on it as on any other byte.
+		f := s.where()
+		f.Column = start + 1
+		s.report(pos, levelError, kindInvalid, fmt.Sprintf("not JSON at column %d: a UTF-8 byte order mark (EF BB BF) starts the message", f.Column), f)
+		return
+	}
 	s.payload(pos, "", dir, line[start:end], start+1)
 }
 

@@ -120,6 +120,7 @@ var captures = []struct {
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
+	{"bom-inside.jsonl", 1, []string{kindInvalid, kindUnanswered}},                                 // cat of files that each start with a BOM
 	{"pretty-printed.jsonl", 1, []string{kindNothing, kindInvalid}},                                // jq without -c
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
