@@ -732,7 +732,11 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 				where = fmt.Sprintf(" at byte offset %d", off)
 			}
 		}
-		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)
+		reason := err.Reason
+		if strings.HasPrefix(reason, "invalid character") && err.Offset >= 0 && err.Offset < int64(len(data)) {
+			reason += " " + nameByte(data[err.Offset:])
+		}
+		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, reason), f)
 		return
 	}
 	if s.har && !s.strict && notRPC(msgs, batch, s.httpError) {
@@ -792,6 +796,20 @@ func notRPC(msgs []fields, batch bool, httpError bool) bool {
 		}
 	}
 	return true
+}
+
+// nameByte names the character at the start of b for a finding: 'x' for
+// printable ASCII, U+XXXX for a control or other character, and 0xXX for
+// a byte that is not UTF-8.
+func nameByte(b []byte) string {
+	r, size := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return fmt.Sprintf("(byte 0x%02X)", b[0])
+	case r >= 0x20 && r < 0x7f:
+		return fmt.Sprintf("(%q)", r)
+	}
+	return fmt.Sprintf("(U+%04X)", r)
 }
 
 // jsonTypeName names the type of a valid JSON value, with an article.
