@@ -302,7 +302,8 @@ func TestCheckJSON(t *testing.T) {
 // The JSON form of findings is an interface for other tools: pin it.
 func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
-		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har"} {
+		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
+		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
