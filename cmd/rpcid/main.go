@@ -122,7 +122,9 @@
 //   - type-changed, spelling-changed (warning): a response matched its request
 //     only under the rule because the id's JSON type changed in transit (1
 //     sent, "1" received, or the reverse), or a numeric id's spelling changed
-//     (1 sent, 1.0 received). SDKs that compare type and value drop it.
+//     (1 sent, 1.0 received); in the go-sdk log of the side that sent the
+//     response, the finding says that side changed it. SDKs that compare
+//     type and value drop it.
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
 //     that body may have held the request it answers, and for a response to

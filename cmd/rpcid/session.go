@@ -702,6 +702,21 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 	newFinding := func() *finding { return &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)} }
 	sentString := r.flags&(fQuotedInt|fPlainStr) != 0 || (r.flags&fNumber == 0 && len(r.text) > 0 && r.text[0] == '"')
 	gotString := id.Kind() == rpcid.KindString
+	// Where the id changed: between the peers, unless the capture is the
+	// log of the side that sent the response (a go-sdk server's own
+	// LoggingTransport), which wrote it so.
+	where := "in transit"
+	if sender := fromServer; s.log == logSDK && s.logSent != fromUnknown {
+		if r.flags&fServer != 0 {
+			sender = fromClient
+		}
+		if sender == s.logSent {
+			where = "in the server, whose log this is"
+			if sender == fromClient {
+				where = "in the client, whose log this is"
+			}
+		}
+	}
 	switch {
 	case sentString != gotString:
 		sentWord, gotWord := "number", "string"
@@ -710,13 +725,13 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		}
 		f := newFinding()
 		s.report(pos, levelWarning, kindTypeChanged,
-			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
-				show(raw), s.describe(x), sentWord, gotWord), f)
+			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
+				show(raw), s.describe(x), sentWord, gotWord, where), f)
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
 		s.report(pos, levelWarning, kindSpellingChanged,
-			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed in transit; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-				show(raw), s.describe(x)), f)
+			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
+				show(raw), s.describe(x), where), f)
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
