@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
+	"compress/zlib"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -10,10 +12,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // sampleName is the file name under which the embedded sample is reported.
@@ -47,19 +53,26 @@ type finding struct {
 	// its first answer.
 	AnsweredLine  int `json:"answeredLine,omitempty"`
 	AnsweredEntry int `json:"answeredEntry,omitempty"`
-	// Note: why a request may have gone unanswered (HAR: its HTTP status).
+	// Note: why a request may have gone unanswered (HAR: its HTTP status),
+	// or why an unmatched response's request may be missing (HAR: the
+	// request body of its exchange is not in the capture).
 	Note string `json:"note,omitempty"`
 	// Hint: direction markers would settle who sent what.
 	Hint string `json:"hint,omitempty"`
-	// Where an invalid message is: Body ("request" or "response") and
-	// Event (SSE, from 1) in a HAR entry, Element of a batch (from 1), and
+	// Where an invalid message is: Body ("request", "response" or
+	// "websocket") and Event (SSE, from 1) or Frame (WebSocket message,
+	// from 1) in a HAR entry, Element of a batch (from 1), and
 	// the fault's Column on a JSON Lines line (from 1) or Offset in a HAR
 	// body or event (bytes, from 0).
-	Body    string `json:"body,omitempty"`
-	Event   int    `json:"event,omitempty"`
-	Element int    `json:"element,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Offset  *int64 `json:"offset,omitempty"`
+	Body  string `json:"body,omitempty"`
+	Event int    `json:"event,omitempty"`
+	Frame int    `json:"frame,omitempty"`
+	// BodyLine is the line (from 1) of a newline-delimited HAR body
+	// (NDJSON, JSON Lines, json-seq).
+	BodyLine int    `json:"bodyLine,omitempty"`
+	Element  int    `json:"element,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Offset   *int64 `json:"offset,omitempty"`
 }
 
 // requestRef points at a request from another finding.
@@ -123,6 +136,11 @@ type checker struct {
 	// otherEvents counts the SSE events of other types than "" and
 	// "message", which are not examined.
 	otherEvents map[string]int
+	// logOther counts the lines of MCP hosts' logs that hold no message.
+	logOther int
+	// partial counts the messages read from captures that could not be
+	// read to their end, which are not counted as checked.
+	partial int
 }
 
 // counts are the messages seen, for the summary.
@@ -172,6 +190,13 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	status := 0
 	files := fs.Args()
+	if n := slices.Index(files, "-"); n >= 0 && slices.Contains(files[n+1:], "-") {
+		// Standard input can be read to its end once: a second "-" would
+		// be an empty capture.
+		fmt.Fprintln(stderr, "rpcid check: standard input (-) is named more than once; it can be read only once")
+		fs.Usage()
+		return 2
+	}
 	unreadable := 0
 	fail := func(what string, err error) {
 		c.w.Flush()
@@ -206,6 +231,10 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	summary := c.summary()
 	if unreadable > 0 {
 		summary += "; " + plural(unreadable, "file") + " could not be read"
+		if c.partial > 0 {
+			// Their findings so far were printed, and are counted.
+			summary += fmt.Sprintf(" to the end (%s read before the fault, not counted above)", plural(c.partial, "message"))
+		}
 	}
 	if c.json {
 		c.w.Flush()
@@ -264,26 +293,90 @@ func (f *flushReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
+// isZlib reports whether b, the first two bytes of a capture, are a zlib
+// header as zlib writes it (RFC 1950 section 2.2: deflate with a 32 KiB
+// window, 0x78, and a check of 31). No JSON text or log line starts with
+// "x".
+func isZlib(b []byte) bool {
+	return b[0] == 0x78 && (uint(b[0])<<8|uint(b[1]))%31 == 0
+}
+
+// gzipReader reads a gzip or zlib stream, its faults (a truncated or
+// corrupt file) made read errors, so that they are not taken for the end
+// of a truncated capture.
+type gzipReader struct{ r io.Reader }
+
+func (g gzipReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = compressError(err)
+	}
+	return n, err
+}
+
+func compressError(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return errors.New("the compressed file is truncated")
+	}
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "gzip: "), "zlib: ")
+	return fmt.Errorf("the compressed file is corrupt: %s", msg)
+}
+
 // check checks one capture read from r, reported under name. It returns
 // only read errors; problems in the content are findings. A capture that
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
+	zipped := false
+	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(b)) {
+		// A gzip file (capture.har.gz, session.jsonl.gz) or a zlib stream
+		// (mitmproxy's .zhar): positions are those of the text it holds.
+		zipped = true
+		var zr io.ReadCloser
+		var err error
+		if b[0] == 0x1f {
+			zr, err = gzip.NewReader(br)
+		} else {
+			zr, err = zlib.NewReader(br)
+		}
+		if err != nil {
+			return compressError(err)
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(gzipReader{zr}, 1<<20)
+	}
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		br.Discard(3)
 	}
 	var err error
-	if isHAR(br) {
+	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0xff, 0xfe}) || bytes.Equal(b, []byte{0xfe, 0xff}) {
+		// UTF-16 (or UTF-32LE), as Windows PowerShell 5's > writes text:
+		// JSON between systems is UTF-8 (RFC 8259 section 8.1).
+		enc := "UTF-16"
+		if b4, _ := br.Peek(4); bytes.Equal(b4, []byte{0xff, 0xfe, 0, 0}) {
+			enc = "UTF-32"
+		}
+		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only", enc, b)
+		_, err = io.Copy(io.Discard, br)
+	} else if isHAR(br) {
 		s.har = true
 		err = s.readHAR(br)
 	} else {
 		err = s.readJSONLines(br)
 	}
+	if err == nil && zipped {
+		// Read to the end, where gzip checks what it held.
+		_, err = io.Copy(io.Discard, br)
+	}
 	if err != nil {
+		c.partial += s.counts.requests + s.counts.responses + s.counts.notifications
 		return err
 	}
 	c.files++
+	c.counts.requests += s.counts.requests
+	c.counts.responses += s.counts.responses
+	c.counts.notifications += s.counts.notifications
 	s.finish()
 	return nil
 }
@@ -428,7 +521,17 @@ func (s *session) line(lineNo int, line []byte) {
 	if start == end {
 		return
 	}
+	if s.nonBlank == 0 {
+		s.log, s.logSent = logKind(line[start:end])
+		if end == start+1 && (line[start] == '{' || line[start] == '[') {
+			s.loneBracket, s.firstByte = true, string(line[start])
+		}
+	}
 	s.nonBlank++
+	if s.log != logNone {
+		s.logLine(pos, line[:end], start)
+		return
+	}
 	dir := fromUnknown
 	switch line[start] {
 	case '>':
@@ -447,10 +550,168 @@ func (s *session) line(lineNo int, line []byte) {
 			return
 		}
 	}
+	if bytes.HasPrefix(line[start:end], []byte("\xEF\xBB\xBF")) {
+		// As when files that each start with one are joined with cat: a
+		// peer's JSON parser fails on it as on any other byte.
+		f := s.where()
+		f.Column = start + 1
+		s.report(pos, levelError, kindInvalid, fmt.Sprintf("not JSON at column %d: a UTF-8 byte order mark (EF BB BF) starts the message", f.Column), f)
+		return
+	}
 	s.payload(pos, "", dir, line[start:end], start+1)
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// logStamp matches the start of a line of an MCP host's log: an RFC 3339
+// timestamp, then two bracketed fields, as Claude Desktop writes its
+// mcp-server-NAME.log files ("2025-06-27T07:58:07.774Z [info] [name] ...",
+// later "2025-10-03T07:51:43.656Z [name] [info] ...").
+var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[[^\]]*\] \[[^\]]*\] `)
+
+// Kinds of log that check reads messages from.
+const (
+	logNone = iota
+	logHost // an MCP host's log (see logStamp)
+	logSDK  // go-sdk's mcp.LoggingTransport
+)
+
+// Where an MCP host's log gives a message it sent or received, and where
+// go-sdk's mcp.LoggingTransport gives one that its side wrote or read.
+var (
+	logFromClient = []byte("Message from client: ")
+	logFromServer = []byte("Message from server: ")
+	logWrite      = []byte("write: ")
+	logRead       = []byte("read: ")
+)
+
+// logKind decides from the first non-blank line of a capture whether it is
+// a log, and of which kind. For a go-sdk log it returns who wrote the
+// messages of its "write: " lines: the client when the first line writes
+// an initialize request, the server when it reads one, and fromUnknown
+// otherwise (messages are then taken as in unmarked JSON Lines).
+func logKind(line []byte) (int, direction) {
+	if logStamp.Match(line) {
+		return logHost, fromUnknown
+	}
+	rest, write := bytes.CutPrefix(line, logWrite)
+	if !write {
+		var read bool
+		if rest, read = bytes.CutPrefix(line, logRead); !read {
+			return logNone, fromUnknown
+		}
+	}
+	rest = bytes.TrimLeft(rest, " \t")
+	if len(rest) == 0 || rest[0] != '{' && rest[0] != '[' {
+		return logNone, fromUnknown
+	}
+	var sc []scan.Message
+	msgs, _, err := scanText(nil, &sc, rest)
+	if err == nil && len(msgs) > 0 && msgs[0].id != nil && string(msgs[0].method) == `"initialize"` {
+		if write {
+			return logSDK, fromClient
+		}
+		return logSDK, fromServer
+	}
+	return logSDK, fromUnknown
+}
+
+// logLine handles one line of an MCP host's log: a line with "Message from
+// client: " or "Message from server: " holds the message that follows
+// (Claude Desktop writes a JavaScript "{ metadata: undefined }" after it,
+// which is not part of it); other lines (the host's own, the server's
+// standard error, which may be JSON from a server's logger) hold none and
+// are counted. start is the offset of the line's first non-blank byte.
+func (s *session) logLine(pos position, line []byte, start int) {
+	if s.log == logSDK {
+		s.sdkLine(pos, line, start)
+		return
+	}
+	dir := fromClient
+	i := bytes.Index(line[start:], logFromClient)
+	n := len(logFromClient)
+	if j := bytes.Index(line[start:], logFromServer); j >= 0 && (i < 0 || j < i) {
+		dir, i, n = fromServer, j, len(logFromServer)
+	}
+	if i < 0 {
+		s.logOther++
+		return
+	}
+	s.marked = true
+	begin := start + i + n
+	for begin < len(line) && isJSONSpace(line[begin]) {
+		begin++
+	}
+	if begin == len(line) {
+		s.invalid(pos, "", "empty message after \""+string(bytes.TrimSpace(line[start+i:start+i+n]))+"\"")
+		return
+	}
+	end := begin + jsonExtent(line[begin:])
+	s.payload(pos, "", dir, line[begin:end], begin+1)
+}
+
+// sdkLine handles one line of go-sdk's mcp.LoggingTransport log: "write: "
+// and "read: " and the message its side wrote or read; other lines ("read
+// error: EOF", anything else written to the same log) hold no message and
+// are counted.
+func (s *session) sdkLine(pos position, line []byte, start int) {
+	dir := s.logSent
+	rest, ok := bytes.CutPrefix(line[start:], logWrite)
+	if !ok {
+		if rest, ok = bytes.CutPrefix(line[start:], logRead); !ok {
+			s.logOther++
+			return
+		}
+		switch dir {
+		case fromClient:
+			dir = fromServer
+		case fromServer:
+			dir = fromClient
+		}
+	}
+	if dir != fromUnknown {
+		s.marked = true
+	}
+	begin := len(line) - len(rest)
+	for begin < len(line) && isJSONSpace(line[begin]) {
+		begin++
+	}
+	if begin == len(line) {
+		s.invalid(pos, "", "empty message after \""+strings.TrimSpace(string(line[start:begin]))+"\"")
+		return
+	}
+	s.payload(pos, "", dir, line[begin:], begin+1)
+}
+
+// jsonExtent returns the length of the JSON object or array at the start
+// of b, found by its brackets outside strings, or len(b) when b does not
+// start with one or it does not end: the scan then says what is wrong.
+func jsonExtent(b []byte) int {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return len(b)
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(b)
+}
 
 // payload handles one JSON text that should be a message or a batch. loc
 // prefixes messages about its validity; column is the 1-based column of its
@@ -466,14 +727,23 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 				f.Column = int(err.Offset) + column
 				where = fmt.Sprintf(" at column %d", f.Column)
 			} else {
-				off := err.Offset
+				off := err.Offset + s.offsetBase
 				f.Offset = &off
-				where = fmt.Sprintf(" at byte offset %d", err.Offset)
+				where = fmt.Sprintf(" at byte offset %d", off)
 			}
 		}
-		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, err.Reason), f)
+		reason := err.Reason
+		if strings.HasPrefix(reason, "invalid character") && err.Offset >= 0 && err.Offset < int64(len(data)) {
+			reason += " " + nameByte(data[err.Offset:])
+		}
+		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, reason), f)
 		return
 	}
+	if s.har && !s.strict && notRPC(msgs, batch, s.httpError) {
+		s.passed = true
+		return
+	}
+	s.examined = true
 	if !batch {
 		m := &msgs[0]
 		if !m.object {
@@ -498,6 +768,48 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 		s.message(pos, eloc, dir, m)
 	}
 	s.element = 0
+}
+
+// notRPC reports whether a HAR body, event or frame that is JSON holds no
+// JSON-RPC message, so that it is passed over, not reported, outside the
+// answer to a JSON-RPC request: one without a "jsonrpc" member (in any
+// spelling) that is an HTTP error document (httpError: the body of a
+// response with a status other than 2xx, such as OAuth's
+// {"error":"invalid_token"} with 401) or has neither a "method" member nor
+// an "id" with a "result" or "error" (a REST resource such as
+// {"id":3,"name":"c"}, an OAuth metadata document, a page's own event
+// stream).
+func notRPC(msgs []fields, batch bool, httpError bool) bool {
+	if batch && len(msgs) == 0 {
+		return false
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if !m.object {
+			continue
+		}
+		if m.version != nil || (m.dup|m.fold)&scan.JSONRPC != 0 {
+			return false
+		}
+		if !httpError && (m.method != nil || m.id != nil && (m.result != nil || m.errv != nil) || (m.dup|m.fold) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// nameByte names the character at the start of b for a finding: 'x' for
+// printable ASCII, U+XXXX for a control or other character, and 0xXX for
+// a byte that is not UTF-8.
+func nameByte(b []byte) string {
+	r, size := utf8.DecodeRune(b)
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return fmt.Sprintf("(byte 0x%02X)", b[0])
+	case r >= 0x20 && r < 0x7f:
+		return fmt.Sprintf("(%q)", r)
+	}
+	return fmt.Sprintf("(U+%04X)", r)
 }
 
 // jsonTypeName names the type of a valid JSON value, with an article.
@@ -647,6 +959,9 @@ func (c *checker) summary() string {
 			total += c.otherEvents[k]
 		}
 		fmt.Fprintf(&b, "; %s of other types than message not examined (%s)", plural(total, "SSE event"), strings.Join(parts, ", "))
+	}
+	if c.logOther > 0 {
+		fmt.Fprintf(&b, "; %s without a message not examined", plural(c.logOther, "log line"))
 	}
 	b.WriteString("; ")
 	if c.errors+c.warnings == 0 {

@@ -98,6 +98,81 @@ var captures = []struct {
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
 	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
 	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
+	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
+	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
+	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames
+	{"request-body-missing.har", 1, []string{kindUnmatched}},                                       // postData left out
+	{"no-response.har", 1, []string{kindUnanswered}},                                               // no response object, status 0
+	{"page-with-oauth-and-rest.har", 0, nil},                                                       // OAuth and REST JSON beside MCP
+	{"no-content.har", 1, []string{kindUnanswered}},                                                // 204 to a request
+	{"no-content-stream-missing.har", 1, []string{kindUnanswered}},                                 // 204, GET stream without its body
+	{"html-instead-of-answer.har", 1, []string{kindUnanswered}},                                    // a login page answered 200
+	{"accepted-200-stream-missing.har", 1, []string{kindUnanswered}},                               // 200 "Accepted", GET stream without its body
+	{"two-servers-mitmproxy.har", 1, []string{kindTypeChanged, kindUnanswered}},                    // two servers, a new session
+	{"har-extension-shapes.har", 1, []string{kindInvalid, kindUnmatched}},                          // _error, bodySize, headers, opcode of other types
+	{"ndjson-bodies.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},               // NDJSON and json-seq bodies
+	{"sse-2024-11-05-other-host.har", 0, nil},                                                      // endpoint event naming another host
+	{"sse-2024-11-05-other-host-stream-missing.har", 1, []string{kindUnanswered, kindUnmatched}},   // and its GET stream without its body
+	{"json-stream-body.har", 1, []string{kindTypeChanged, kindInvalid, kindUnanswered}},            // application/json texts back to back
+	{"server-requests-in-streams.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sampling, elicitation in POST streams
+	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
+	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
+	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
+	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
+	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
+	{"bom-inside.jsonl", 1, []string{kindInvalid, kindUnanswered}},                                 // cat of files that each start with a BOM
+	{"pretty-printed.jsonl", 1, []string{kindNothing, kindInvalid}},                                // jq without -c
+	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
+	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
+	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
+}
+
+// A gzip file that cannot be read to its end is a file that could not be
+// read, not a truncated capture, and the messages read before the fault
+// are not counted as checked.
+func TestCheckGzipFaults(t *testing.T) {
+	data, err := os.ReadFile("testdata/websocket.har.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := bytes.Clone(data)
+	corrupt[len(corrupt)-6] ^= 0xff // the CRC-32 of the text
+	for _, c := range []struct {
+		name string
+		data []byte
+		err  string
+	}{
+		{"truncated", data[:len(data)/2], "could not read standard input: the compressed file is truncated"},
+		{"corrupt", corrupt, "could not read standard input: the compressed file is corrupt: invalid checksum"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, bytes.NewReader(c.data), "check", "-")
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if !strings.Contains(errOut, c.err) {
+				t.Errorf("stderr %q does not say %q", errOut, c.err)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			summary := lines[len(lines)-1]
+			if !strings.HasPrefix(summary, "checked 0 files: 0 messages (") || !strings.Contains(summary, "; 1 file could not be read") {
+				t.Errorf("summary %q", summary)
+			}
+			if c.name == "corrupt" && !strings.HasSuffix(summary, " to the end (9 messages read before the fault, not counted above)") {
+				t.Errorf("summary %q does not count the messages read", summary)
+			}
+		})
+	}
+}
+
+// Standard input is read to its end once: naming it twice is a usage
+// error, not a second, empty capture.
+func TestCheckStdinTwice(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	code, out, errOut := runCmd(t, strings.NewReader(in), "check", "-", "x.jsonl", "-")
+	if code != 2 || out != "" || !strings.Contains(errOut, "standard input (-) is named more than once") {
+		t.Errorf("check - x.jsonl - = %d, %q, %q", code, out, errOut)
+	}
 }
 
 // Recorded captures of real go-sdk traffic through a gateway that
@@ -227,7 +302,8 @@ func TestCheckJSON(t *testing.T) {
 // The JSON form of findings is an interface for other tools: pin it.
 func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
-		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har"} {
+		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
+		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
@@ -494,6 +570,42 @@ func TestSessionStateBounded(t *testing.T) {
 	}
 	if c.warnings != n+1 || c.errors != 0 {
 		t.Errorf("%d warnings, %d errors; want %d type changes, one fractional id and no errors", c.warnings, c.errors, n+1)
+	}
+}
+
+// The sessions of a HAR share the bound on answered requests: entries to
+// more origins than maxParts share the last session, and the answered
+// requests kept over all sessions are answeredMax.
+func TestHARSessionsBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	s.har = true
+	n := answeredMax + 1000
+	for i := 0; i < n; i++ {
+		var e harEntry
+		entry := fmt.Sprintf(`{"request":{"method":"POST","url":"https://s%d.example.test/mcp","postData":{"mimeType":"application/json","text":%q}},`+
+			`"response":{"status":200,"content":{"mimeType":"application/json","text":%q}}}`,
+			i%(2*maxParts), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+		if err := json.Unmarshal([]byte(entry), &e); err != nil {
+			t.Fatal(err)
+		}
+		s.harEntry(i+1, &e)
+	}
+	s.finish()
+	answered := 0
+	for _, p := range s.parts {
+		for i := range p.t.slab {
+			if r := &p.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered != 0 {
+				answered++
+			}
+		}
+	}
+	if len(s.parts) != maxParts || answered != answeredMax || len(s.t.ring.reqs) != answeredMax {
+		t.Errorf("after %d entries to %d origins: %d sessions, %d answered requests kept, ring %d; want %d, %d, %d",
+			n, 2*maxParts, len(s.parts), answered, len(s.t.ring.reqs), maxParts, answeredMax, answeredMax)
+	}
+	if c.errors+c.warnings != 0 {
+		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 func FuzzCheck(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.jsonl")
 	hars, _ := filepath.Glob("testdata/*.har")
+	logs, _ := filepath.Glob("testdata/*.log")
+	hars = append(hars, logs...)
 	for _, p := range append(paths, hars...) {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<16 {
 			f.Add(b)
@@ -76,6 +78,28 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 		s.finish()
+
+		// The same for a HAR, in each of its sessions (retried requests
+		// are released, retired ones stay pending until reported).
+		if isHAR(bufio.NewReader(bytes.NewReader(data))) {
+			s := newSession(c, "x")
+			s.har = true
+			if err := s.readHAR(bufio.NewReader(bytes.NewReader(data))); err != nil {
+				t.Fatal(err)
+			}
+			s.finish()
+			for _, p := range s.parts {
+				pending := 0
+				for i := range p.t.slab {
+					if r := &p.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
+						pending++
+					}
+				}
+				if pending != p.t.pending {
+					t.Fatalf("HAR: %d live unanswered records, pending %d", pending, p.t.pending)
+				}
+			}
+		}
 	})
 }
 

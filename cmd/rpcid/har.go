@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/rpcid/rpcid/internal/scan"
@@ -16,22 +18,100 @@ import (
 // HAR 1.2 shapes, as far as check reads them.
 type harEntry struct {
 	Request struct {
-		Method   string      `json:"method"`
-		PostData *harContent `json:"postData"`
+		Method   string             `json:"method"`
+		URL      loose[string]      `json:"url"`
+		Headers  loose[[]harHeader] `json:"headers"`
+		BodySize loose[int64]       `json:"bodySize"`
+		PostData *harContent        `json:"postData"`
 	} `json:"request"`
-	Response struct {
+	// Response is nil when the entry has none (a HAR written with
+	// requests only).
+	Response *struct {
 		Status     int        `json:"status"`
 		StatusText string     `json:"statusText"`
 		Content    harContent `json:"content"`
+		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
+		// with status 0; without it, status 0 is also a request still
+		// waiting for its response when the HAR was written.
+		Error loose[string] `json:"_error"`
 	} `json:"response"`
+	// ResourceType is Chrome's kind of request ("websocket", "fetch").
+	ResourceType loose[string] `json:"_resourceType"`
+	// WebSocketMessages are the frames of a WebSocket connection, as
+	// Chrome and mitmproxy record them.
+	WebSocketMessages loose[[]loose[harWSMessage]] `json:"_webSocketMessages"`
+}
+
+// loose is a member that tools write in shapes of their own (extensions
+// such as _error, fields that HAR 1.2 types but some writers do not): a
+// value of another type than T reads as absent, so that the entry is still
+// read.
+type loose[T any] struct {
+	v   T
+	bad bool // the member is there, in another shape
+}
+
+func (l *loose[T]) UnmarshalJSON(b []byte) error {
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		l.v = v
+	} else {
+		l.bad = true
+	}
+	return nil
+}
+
+// harHeader is one HTTP header of a HAR request.
+type harHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// partKey names the MCP session a HAR entry belongs to: the origin of its
+// URL (scheme, host and port) and its Mcp-Session-Id header, or for a
+// WebSocket connection the entry itself.
+func partKey(n int, e *harEntry) string {
+	if len(e.WebSocketMessages.v) > 0 {
+		return "websocket " + strconv.Itoa(n)
+	}
+	origin := "" // a URL without a host: one session for all of them
+	if u, err := url.Parse(e.Request.URL.v); err == nil && u.Host != "" {
+		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+	}
+	sid := ""
+	for _, h := range e.Request.Headers.v {
+		if strings.EqualFold(h.Name, "mcp-session-id") {
+			sid = h.Value
+		}
+	}
+	return origin + " " + sid
+}
+
+// harWSMessage is one WebSocket frame: Type "send" (by the client) or
+// "receive"; Opcode 1 for text, 2 for binary (Data in base64).
+type harWSMessage struct {
+	Type   string `json:"type"`
+	Opcode int    `json:"opcode"`
+	Data   string `json:"data"`
 }
 
 // harContent is a request's postData or a response's content.
 type harContent struct {
-	Size     int64   `json:"size"`
-	MimeType string  `json:"mimeType"`
-	Text     *string `json:"text"`
-	Encoding string  `json:"encoding"`
+	Size     loose[int64] `json:"size"`
+	MimeType string       `json:"mimeType"`
+	Text     *string      `json:"text"`
+	Encoding string       `json:"encoding"`
+	// File is where Playwright put the body instead (a HAR recorded with
+	// content "attach", or inside a .zip): a file beside the HAR.
+	File loose[string] `json:"_file"`
+}
+
+// elsewhere is what a note adds when the body is in a file of its own.
+func (c *harContent) elsewhere() string {
+	if f := strings.TrimSpace(c.File.v); f != "" {
+		return " (the HAR names the file " + showString(f) + " for it, which check does not read)"
+	}
+	return ""
 }
 
 // recorded reports whether c holds a body's text: tools that write HAR
@@ -157,103 +237,264 @@ func skipValue(dec *json.Decoder) error {
 }
 
 // harEntry handles one HAR entry: the request body's messages are the
-// client's, the response body's the server's.
+// client's, the response body's the server's, and a WebSocket
+// connection's frames are each the sender's.
 func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
+	s.use(partKey(n, e))
 	s.entryRequests = s.entryRequests[:0]
+	s.inWebSocket = false
+	s.reqNote = 0
+	if m := strings.ToUpper(e.Request.Method); (m == "POST" || m == "PUT" || m == "PATCH") &&
+		(e.Request.PostData == nil || !e.Request.PostData.recorded()) {
+		// The responses of this exchange may answer requests in a body the
+		// capture lacks.
+		what := showString(m)
+		if e.Request.PostData != nil {
+			if mt := strings.TrimSpace(e.Request.PostData.MimeType); mt != "" {
+				what += ", " + showString(mt)
+			}
+		}
+		note := "the body of the HTTP request of its exchange (" + what + ") is empty or was left out of the capture"
+		if n := e.Request.BodySize.v; n > 0 {
+			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(n, math.MaxInt32)), "byte"))
+		}
+		if e.Request.PostData != nil {
+			note += e.Request.PostData.elsewhere()
+		}
+		s.reqNote = s.note(note)
+	}
+	rpc := false // the request body holds a JSON-RPC 2.0 message
 	if e.Request.PostData != nil {
 		s.bodyName = "request"
-		s.body(pos, "request body: ", fromClient, e.Request.PostData)
+		rpc = s.body(pos, "request body: ", fromClient, e.Request.PostData)
 	}
-	s.bodyName = "response"
-	s.body(pos, "response body: ", fromServer, &e.Response.Content)
+	resp := e.Response
+	if resp != nil {
+		s.bodyName = "response"
+		// The answer to a JSON-RPC request is examined whatever it holds;
+		// other bodies only when they look like JSON-RPC (see payload).
+		s.strict = rpc && resp.Status >= 200 && resp.Status <= 299
+		s.httpError = resp.Status < 200 || resp.Status > 299
+		s.body(pos, "response body: ", fromServer, &resp.Content)
+		s.strict, s.httpError = false, false
+	}
 	s.bodyName = ""
-	st := e.Response.Status
+	s.exchangeEnd(n, e)
+	s.reqNote = 0
+	switch {
+	case len(e.WebSocketMessages.v) > 0:
+		s.entryRequests = s.entryRequests[:0]
+		s.inWebSocket = true
+		s.websocket(pos, e.WebSocketMessages.v)
+		s.inWebSocket = false
+	case strings.EqualFold(e.ResourceType.v, "websocket") || resp != nil && resp.Status == 101:
+		// A WebSocket connection whose frames the capture lacks: not every
+		// HAR writer records them.
+		s.lostSockets++
+	}
+}
+
+// exchangeEnd notes, for the requests of a HAR entry's HTTP exchange that
+// its response body did not answer, why they may have gone unanswered:
+// finish words their findings by it.
+func (s *session) exchangeEnd(n int, e *harEntry) {
+	resp := e.Response
+	// mark gives each request of the entry the note i; failed marks them
+	// as ended by their HTTP exchange (see retire).
+	mark := func(i uint32, failed, keep bool) {
+		for _, x := range s.entryRequests {
+			r := s.t.at(x)
+			if r.flags&(fAnswered|fServer) != 0 {
+				// Answered, or a request of the server in the response
+				// body, whose answer the client sends in another exchange.
+				continue
+			}
+			if failed {
+				r.flags |= fFailed
+			}
+			if r.flags&fNullNote == 0 && (!keep || r.note == 0) {
+				r.note = i
+			}
+		}
+	}
+	lacks := func(note string) {
+		// The capture cannot tell whether the requests were answered.
+		i := s.note(note)
+		if i > 0 {
+			s.noBody[i] = true
+		}
+		mark(i, false, true)
+	}
+	if resp == nil {
+		lacks("the HAR entry has no HTTP response")
+		return
+	}
+	st := resp.Status
+	c := &resp.Content
 	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
-		!e.Response.Content.recorded() && mediaType(e.Response.Content.MimeType) == "text/event-stream" {
+		!c.recorded() && mediaType(c.MimeType) == "text/event-stream" {
 		// A GET event stream whose body the capture lacks, as tools that
 		// write HAR files leave out streams that had not ended: in the
 		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
 		// accepted with 202.
 		s.lostStream = n
+		if s.firstLost == 0 {
+			s.firstLost = n
+		}
 	}
 	switch {
+	case st <= 0 && strings.TrimSpace(resp.Error.v) == "":
+		// 0 (Chrome, mitmproxy) or -1 (unknown, as HAR writes sizes).
+		lacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
 	case st == 202:
 		// Its answers go on an event stream; finish words the finding by
 		// whether the capture holds every such stream.
 		if s.accepted == 0 {
 			s.accepted = s.note("its HTTP response was 202 Accepted")
 		}
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
-				r.note = s.accepted
-			}
+		mark(s.accepted, false, true)
+	case st == 204:
+		// No answer in this exchange: one may have gone on an event stream.
+		if s.noContent == 0 {
+			s.noContent = s.note("its HTTP response was 204 No Content")
 		}
-	case st >= 200 && st <= 299 && st != 204 && !e.Response.Content.recorded():
+		mark(s.noContent, false, true)
+	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
 		// Accepted and 204 No Content carry no body).
-		c := &e.Response.Content
 		what := fmt.Sprintf("status %d", st)
 		if mt := strings.TrimSpace(c.MimeType); mt != "" {
 			what += ", " + showString(mt)
 		}
 		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
-		if c.Size > 0 {
-			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size, math.MaxInt32)), "byte"))
+		if c.Size.v > 0 {
+			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size.v, math.MaxInt32)), "byte"))
 		}
-		i := s.note(note)
+		lacks(note + c.elsewhere())
+	case st >= 200 && st <= 299:
+		// A success whose body holds no answer to them (an HTML page, a
+		// plain "Accepted"): an answer could still come on an event stream.
+		what := fmt.Sprintf("status %d", st)
+		if mt := strings.TrimSpace(c.MimeType); mt != "" {
+			what += ", " + showString(mt)
+		}
+		i := s.note("its HTTP response (" + what + ") held no response with its id")
 		if i > 0 {
-			s.noBody[i] = true
+			s.noAnswer[i] = true
 		}
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 && r.note == 0 {
-				r.note = i
-			}
-		}
+		mark(i, false, true)
 	case st < 200 || st > 299:
-		note := "its HTTP exchange got no response"
-		if st > 0 {
+		var note string
+		if st <= 0 {
+			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
+		} else {
 			note = fmt.Sprintf("its HTTP response had status %d", st)
-			if e.Response.StatusText != "" {
-				note += " " + showString(e.Response.StatusText)
+			if resp.StatusText != "" {
+				note += " " + showString(resp.StatusText)
 			}
 		}
-		i := s.note(note)
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fNullNote == 0 {
-				r.note = i
-			}
-		}
+		mark(s.note(note), true, false)
 	}
 }
 
-// body handles a HAR request or response body.
-func (s *session) body(pos position, loc string, dir direction, c *harContent) {
-	if c.Text == nil {
+// websocket handles the frames of a WebSocket connection recorded in a HAR
+// entry. Its frames are examined when at least one of them holds a
+// JSON-RPC 2.0 message: a page's other sockets (Socket.IO, GraphQL) are
+// counted as not examined. Text frames (opcode 1) and binary frames
+// (opcode 2, base64 in the HAR) each hold one message or batch; control
+// frames are skipped.
+func (s *session) websocket(pos position, frames []loose[harWSMessage]) {
+	data := func(m *harWSMessage) ([]byte, bool) {
+		switch m.Opcode {
+		case 1:
+			return []byte(m.Data), true
+		case 2:
+			b, err := decodeBase64(m.Data)
+			return b, err == nil
+		}
+		return nil, false
+	}
+	rpc := false
+	for i := range frames {
+		if b, ok := data(&frames[i].v); ok && isJSONRPC(bytes.TrimSpace(b)) {
+			rpc = true
+			break
+		}
+	}
+	if !rpc {
+		s.skippedFrames += len(frames)
 		return
+	}
+	s.bodyName = "websocket"
+	s.strict = true
+	defer func() { s.strict = false }()
+	for i := range frames {
+		loc := fmt.Sprintf("websocket message %d: ", i+1)
+		if frames[i].bad {
+			s.frame = i + 1
+			s.invalid(pos, loc, "not a HAR WebSocket message: its type, opcode or data is not a string, number and string")
+			s.frame = 0
+			continue
+		}
+		m := &frames[i].v
+		dir := fromUnknown
+		switch strings.ToLower(m.Type) {
+		case "send":
+			dir = fromClient
+		case "receive":
+			dir = fromServer
+		}
+		b, ok := data(m)
+		if !ok {
+			if m.Opcode == 2 {
+				s.frame = i + 1
+				s.invalid(pos, loc, "a binary frame whose data is not base64")
+				s.frame = 0
+			}
+			continue
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		s.frame = i + 1
+		s.payload(pos, loc, dir, b, 0)
+		s.frame = 0
+	}
+	s.bodyName = ""
+}
+
+// body handles a HAR request or response body. It reports whether the body
+// holds a JSON-RPC 2.0 message.
+func (s *session) body(pos position, loc string, dir direction, c *harContent) bool {
+	if c.Text == nil {
+		return false
 	}
 	text := []byte(*c.Text)
 	if strings.EqualFold(c.Encoding, "base64") {
 		dec, err := decodeBase64(*c.Text)
 		if err != nil {
 			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
-			return
+			return false
 		}
 		text = dec
 	}
 	trimmed := bytes.TrimSpace(text)
 	if len(trimmed) == 0 {
-		return
+		return false
 	}
 	mt := mediaType(c.MimeType)
+	s.examined, s.passed, s.hasRPC = false, false, false
 	switch {
 	case mt == "text/event-stream":
 		s.sse(pos, loc, dir, text)
+	case lineDelimited(mt):
+		s.lines(pos, loc, dir, text)
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		s.payload(pos, loc, dir, text, 0)
+		s.jsonTexts(pos, loc, dir, text)
 	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
-		s.payload(pos, loc, dir, text, 0)
+		s.jsonTexts(pos, loc, dir, text)
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
 	case isJSONRPC(trimmed):
@@ -261,7 +502,18 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		// as text/plain;charset=UTF-8 unless told otherwise, and some
 		// servers and gateways label JSON text/plain or octet-stream.
 		s.payload(pos, loc, dir, text, 0)
+	case (trimmed[0] == '{' || trimmed[0] == '[') && textsHoldJSONRPC(trimmed):
+		// The same for JSON texts back to back or one per line.
+		s.jsonTexts(pos, loc, dir, text)
+	case looksLikeSSE(trimmed) && eventsHoldJSONRPC(trimmed):
+		// And for an event stream.
+		s.sse(pos, loc, dir, text)
 	default:
+		s.passed = true
+	}
+	if s.passed && !s.examined {
+		// Nothing in it was examined: a body of another media type, or
+		// JSON that is no JSON-RPC (a REST call, an OAuth document).
 		if mt == "" {
 			mt = "untyped"
 		}
@@ -270,6 +522,7 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) {
 		}
 		s.skipped[showString(mt)]++
 	}
+	return s.hasRPC
 }
 
 // mediaType returns the media type of a HAR mimeType, lower case, without
@@ -295,6 +548,101 @@ func isJSONRPC(b []byte) bool {
 	}
 	for i := range msgs {
 		if msgs[i].IsJSONRPC20(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonTexts handles a JSON body: one JSON text, or several objects or
+// arrays back to back, as a long-lived application/json stream sends them
+// and httpid reads them, each a message or batch. Offsets in findings
+// count from the start of the body.
+func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte) {
+	defer func() { s.offsetBase = 0 }()
+	for i := 0; ; {
+		for i < len(body) && isJSONSpace(body[i]) {
+			i++
+		}
+		if i == len(body) {
+			return
+		}
+		n := jsonExtent(body[i:])
+		more := len(bytes.TrimLeft(body[i+n:], " \t\r\n")) > 0
+		if !more {
+			if i == 0 {
+				s.payload(pos, loc, dir, body, 0) // one JSON text, as it is
+			} else {
+				s.offsetBase = int64(i)
+				s.payload(pos, loc, dir, body[i:], 0)
+			}
+			return
+		}
+		s.offsetBase = int64(i)
+		s.payload(pos, loc, dir, body[i:i+n], 0)
+		i += n
+	}
+}
+
+// lineDelimited reports whether a media type is one of newline-delimited
+// JSON texts, as httpid reads them: NDJSON, JSON Lines, stream+json, and
+// RFC 7464 json-seq (each record starts with an RS, 0x1E).
+func lineDelimited(mt string) bool {
+	switch mt {
+	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines",
+		"application/x-jsonlines", "application/stream+json", "application/json-seq":
+		return true
+	}
+	return strings.HasSuffix(mt, "+json-seq")
+}
+
+// lines handles a body of newline-delimited JSON texts: each non-blank line
+// (without a leading RS) holds a message or batch.
+func (s *session) lines(pos position, loc string, dir direction, body []byte) {
+	for n := 1; len(body) > 0; n++ {
+		line := body
+		if i := bytes.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = nil
+		}
+		line = bytes.TrimLeft(line, "\x1e")
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		s.bodyLine = n
+		s.payload(pos, fmt.Sprintf("%sline %d: ", loc, n), dir, line, 0)
+		s.bodyLine = 0
+	}
+}
+
+// textsHoldJSONRPC reports whether b, JSON objects or arrays back to back
+// (NDJSON among them), holds a JSON-RPC 2.0 message.
+func textsHoldJSONRPC(b []byte) bool {
+	for len(b) > 0 {
+		n := jsonExtent(b)
+		if isJSONRPC(b[:n]) {
+			return true
+		}
+		b = bytes.TrimLeft(b[n:], " \t\r\n")
+		if len(b) > 0 && b[0] != '{' && b[0] != '[' {
+			return false
+		}
+	}
+	return false
+}
+
+// eventsHoldJSONRPC reports whether the data line of an event in an event
+// stream holds a JSON-RPC 2.0 message.
+func eventsHoldJSONRPC(b []byte) bool {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && isJSONRPC(bytes.TrimSpace(v)) {
 			return true
 		}
 	}

@@ -21,10 +21,14 @@
 // through a gateway that turns numeric ids into strings), saying why on
 // standard error, so that "go run ./cmd/rpcid check" shows what it does
 // wherever it is run. A FILE of "-" is
-// standard input. A directory or a file that cannot be read is reported as
+// standard input, which can be named once. A directory or a file that cannot be read is reported as
 // "could not read" and not counted as checked.
 //
-// The format of each capture is detected from its content:
+// The format of each capture is detected from its content, after a gzip
+// file (capture.har.gz) or zlib stream (mitmproxy's .zhar) is
+// decompressed (positions then count in the text it holds) and a UTF-8
+// byte order mark is skipped; a UTF-16 or UTF-32 file (Windows PowerShell
+// 5's > writes UTF-16) is one nothing-to-check finding that says so:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -33,16 +37,50 @@
 //     its first 1 MiB. Messages are read from each entry's
 //     request.postData.text (sent by the client) and response.content.text
 //     (sent by the server; decoded first when content.encoding is "base64"),
-//     for application/json (and +json) bodies and for text/event-stream
-//     bodies, whose events of type "" or "message" each hold a message
+//     for application/json (and +json) bodies (one JSON text, or objects
+//     and arrays back to back, as httpid reads a long-lived stream; offsets
+//     count from the start of the body), newline-delimited ones
+//     (application/x-ndjson, application/jsonl, application/stream+json,
+//     RFC 7464 application/json-seq and the like, as httpid reads them),
+//     each line a message or batch, and text/event-stream bodies, whose
+//     events of type "" or "message" each hold a message
 //     (events of other types, such as the "endpoint" event of the 2024-11-05
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
 //     A body of another media type is examined when it is JSON holding a
 //     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
-//     as text/plain unless told otherwise.
+//     as text/plain unless told otherwise; likewise JSON texts back to
+//     back or one per line, and an event stream, of which one holds such
+//     a message. JSON that is no JSON-RPC, as a
+//     browser's HAR holds beside an MCP session (OAuth documents, REST
+//     calls, a page's own event streams), is passed over, not reported: a
+//     body, event or frame without a "jsonrpc" member that has neither a
+//     "method" nor an "id" with a "result" or "error", or that is the body
+//     of a response whose status is not 2xx (OAuth's
+//     {"error":"invalid_token"} with 401). The answer to a JSON-RPC request
+//     (a 2xx response to a request body holding a JSON-RPC 2.0 message) is
+//     examined whatever it holds. The frames of a WebSocket connection, as
+//     Chrome and mitmproxy record them in an entry's _webSocketMessages
+//     ("send" by the client, "receive" by the server; text frames, and
+//     binary frames in base64), are examined when any of them holds a
+//     JSON-RPC 2.0 message.
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
+//     A HAR that holds several MCP sessions (a desktop host's traffic to
+//     several servers, a session started anew) keeps the requests of each
+//     apart: a session is the origin of the request URL (scheme, host and
+//     port) with its Mcp-Session-Id header, and each WebSocket connection
+//     is one; ids are matched, and duplicates found, within a session. A
+//     response read before any request with its id, that finds none in its
+//     session, answers the first pending one of another session: an
+//     HTTP+SSE endpoint event may send the POSTs to another host than the
+//     GET stream that carries their answers.
+//     A request whose HTTP exchange failed (a status other than 2xx, or
+//     Chrome's status 0 with an _error) without an answer in its body can
+//     no longer be answered: a later request with an Equal id is no
+//     duplicate, and when it has the same method (a retry after 401, a
+//     307 or 308 redirect) it is the same request, sent again, and only
+//     the last attempt is checked.
 //   - JSON Lines, anything else: one JSON-RPC message, or one batch array of
 //     messages, per line, as MCP's stdio transport writes them. A JSON Lines
 //     file whose first message has a member named "log" is still JSON Lines.
@@ -51,6 +89,22 @@
 //     client's when they are requests or notifications and as the server's
 //     when they are responses. Empty lines are skipped. Lines have no length
 //     limit.
+//   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
+//     files: a capture whose first non-blank line starts with an RFC 3339
+//     timestamp and two bracketed fields ("2025-10-03T07:51:43.656Z [NAME]
+//     [info] ..."). A line holding "Message from client: " or "Message
+//     from server: " gives the message that follows (the JavaScript
+//     "{ metadata: undefined }" after it is not part of it), sent by that
+//     side; other lines (the host's own, the server's standard error, which
+//     may be JSON from its logger) hold no message and are counted in the
+//     summary as log lines not examined.
+//   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
+//     non-blank line is "write: " or "read: " and a JSON object or array.
+//     Each such line is a message its side wrote or read; that side is the
+//     client when the first line writes an initialize request and the
+//     server when it reads one (otherwise messages are taken as unmarked
+//     JSON Lines). Other lines ("read error: EOF", whatever else shares the
+//     log) are counted as log lines not examined.
 //
 // Each finding is printed on its own line as
 //
@@ -68,11 +122,17 @@
 //   - type-changed, spelling-changed (warning): a response matched its request
 //     only under the rule because the id's JSON type changed in transit (1
 //     sent, "1" received, or the reverse), or a numeric id's spelling changed
-//     (1 sent, 1.0 received). SDKs that compare type and value drop it.
+//     (1 sent, 1.0 received); in the go-sdk log of the side that sent the
+//     response, the finding says that side changed it. SDKs that compare
+//     type and value drop it.
 //   - unmatched-response (error): a response whose id matches no pending
-//     request. When JavaScript Number(), Python int() or Rust i64::from_str
-//     (the normalizers of the TypeScript, Python and Rust MCP SDKs) would have
-//     matched it to a pending request, the finding says which, and whether
+//     request; in a HAR entry whose POST body is missing, the finding says
+//     that body may have held the request it answers, and for a response to
+//     a server request, that a GET event stream without its body may have
+//     carried that request. When JavaScript
+//     Number(), Python int() or Rust i64::from_str (the normalizers of the
+//     TypeScript, Python and Rust MCP SDKs) would have matched it to a
+//     pending request, the finding says which, and whether
 //     that SDK would accept a malformed spelling of the id or deliver the
 //     response to a different request.
 //   - answered-twice (error): a second response to a request already
@@ -83,8 +143,14 @@
 //     than 202 or 204) without its body, as tools that write HAR files often
 //     leave out event-stream bodies, the finding says the capture has no
 //     response rather than that none was sent; likewise for a request
-//     answered 202 Accepted when a GET event stream in the HAR, which may
-//     have carried its answer, has no body.
+//     answered 202 Accepted or 204 No Content when a GET event stream in
+//     the HAR, which may have carried its answer, has no body, for an
+//     entry without a response object (a HAR of requests only), and for
+//     status 0 without an _error (Chrome writes it for a request still
+//     waiting for its response). A request answered 204 otherwise says so,
+//     as does one whose 2xx response held no response with its id (a login
+//     page, a plain "Accepted"), which has no response in the capture when
+//     a GET event stream lacks its body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending.
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
@@ -124,17 +190,27 @@
 // have matched: normalizer, value, request, and verdict "malformed" or
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
 // (a null-id response's error object); answeredLine or answeredEntry; note
-// (why a request may have gone unanswered); hint (direction markers); and for
+// (why a request may have gone unanswered, or, for a response matching no
+// request, that the HAR lacks the request body that may have held it); hint
+// (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
-// in a HAR entry, element of a batch, column on a line or offset in a body.
+// or bodyLine (the line of a newline-delimited body, from 1) in a HAR entry,
+// or body "websocket" and frame (the WebSocket message, from 1), element of
+// a batch, column on a line or offset in a body, event, body line or frame.
 //
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
 // pending (about 120 bytes each with integer ids), the last 65536 answered
-// requests (to recognize a second answer), the longest line (JSON Lines) or
-// entry (HAR), and in a HAR the responses waiting for a later request, not
-// by the size of a capture. Output is
+// requests of the capture (to recognize a second answer), the longest line
+// (JSON Lines) or entry (HAR), and in a HAR the responses waiting for a
+// later request and its sessions (at most 1024: later ones share the
+// last), not by the size of a capture. Output is
 // buffered, and written whenever check waits for input.
+//
+// A capture that cannot be read to its end (a read error, a truncated or
+// corrupt compressed file) is reported as "could not read" and not counted as
+// checked: its findings so far are printed and counted, and the summary
+// says how many messages were read from it.
 //
 // Exit status: 0 when there are no findings, 1 when there are findings, 2 for
 // usage errors and files that cannot be read. -h prints this help to

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,6 +51,76 @@ type deferredResponse struct {
 	raw   string
 	side  int
 	taken bool
+	// note is the entry's reqNote: the body of its request is missing.
+	note uint32
+	p    *part // the part it was read in
+}
+
+// part is the state of one MCP session in a HAR (see session.p), while
+// another is in use.
+type part struct {
+	t           *table
+	deferredIdx [2]map[rpcid.Key][]int
+	lostStream  int
+}
+
+// partFor returns the part in which the deferred response d is matched:
+// its own, or, when no request there has its id, the first other part with
+// a pending request that has it. An HTTP+SSE endpoint event may send the
+// POSTs to another host than the GET stream that carries their answers.
+func (s *session) partFor(d *deferredResponse) *part {
+	key := keyOf(d.id)
+	if _, ok := d.p.t.sides[d.side].get(key); ok || d.id.Kind() == rpcid.KindNull {
+		return d.p // pending or answered there
+	}
+	for _, p := range s.parts {
+		if x, ok := p.t.sides[d.side].get(key); ok && p != d.p && p.t.at(x).flags&fAnswered == 0 {
+			return p
+		}
+	}
+	return d.p
+}
+
+// request returns request x of part p (nil: the session's only table).
+func (p *part) request(s *session, x ref) *request {
+	if p == nil {
+		return s.t.at(x)
+	}
+	return p.t.at(x)
+}
+
+// maxParts bounds the parts of a HAR: beyond it, new sessions share the
+// last part.
+const maxParts = 1024
+
+// use makes the part named key the one in use, creating it when new.
+func (s *session) use(key string) {
+	p, ok := s.partIdx[key]
+	if !ok {
+		if len(s.parts) >= maxParts {
+			p = s.parts[len(s.parts)-1]
+		} else {
+			p = &part{t: newTable(s.t.ring)}
+			if s.partIdx == nil {
+				s.partIdx = map[string]*part{}
+			}
+			s.partIdx[key] = p
+			s.parts = append(s.parts, p)
+		}
+	}
+	s.usePart(p)
+}
+
+// usePart makes p the part in use.
+func (s *session) usePart(p *part) {
+	if p == s.p {
+		return
+	}
+	if q := s.p; q != nil {
+		q.t, q.deferredIdx, q.lostStream = s.t, s.deferredIdx, s.lostStream
+	}
+	s.p = p
+	s.t, s.deferredIdx, s.lostStream = p.t, p.deferredIdx, p.lostStream
 }
 
 // session checks one capture.
@@ -68,20 +139,62 @@ type session struct {
 	msgs []fields // reused by payload
 	// Where the message being read is: HAR body ("request" or
 	// "response") and SSE event, and batch element (0: none).
-	bodyName       string
-	event, element int
-	scanned        []scan.Message // reused by scanText
-	entryRequests  []ref          // HAR: requests of the current entry
-	notes          []string
-	noteIndex      map[string]uint32
-	noBody         map[uint32]bool   // notes of HAR responses without a body
-	accepted       uint32            // the note of requests answered 202 Accepted in a HAR, or 0
-	lostStream     int               // the first HAR entry with an event stream and no body, or 0
-	methods        map[string]string // interned method names, by name: their display form
-	rawMethods     map[string]string // method names, by JSON text
+	bodyName              string
+	event, element, frame int
+	bodyLine              int            // the line of a newline-delimited HAR body
+	offsetBase            int64          // where the JSON text being read starts in its HAR body
+	scanned               []scan.Message // reused by scanText
+	entryRequests         []ref          // HAR: requests of the current entry
+	notes                 []string
+	noteIndex             map[string]uint32
+	noBody                map[uint32]bool // notes of HAR responses without a body
+	noAnswer              map[uint32]bool // notes of HAR 2xx responses whose body held no answer
+	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
+	lostStream            int             // the first HAR entry with an event stream and no body, or 0
+	firstLost             int             // the same, of all parts
+	// reqNote is the note of the HAR entry being read when the body of its
+	// request is missing, for the responses in it that match no request.
+	reqNote uint32
+	// inWebSocket: the messages being read are a HAR entry's WebSocket
+	// frames.
+	inWebSocket bool
+	// strict: the HAR body being read is the answer to a JSON-RPC request
+	// (or a WebSocket connection carrying JSON-RPC), examined whatever it
+	// holds; httpError: it is the body of a response with a status other
+	// than 2xx. examined and passed say whether any of the body's JSON
+	// texts was examined or passed over as no JSON-RPC (see notRPC), and
+	// hasRPC whether it held a JSON-RPC 2.0 message.
+	strict, httpError        bool
+	examined, passed, hasRPC bool
+	methods                  map[string]string // interned method names, by name: their display form
+	rawMethods               map[string]string // method names, by JSON text
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+
+	// A HAR may hold several MCP sessions (a desktop host's traffic to
+	// several servers, reconnections): each is a part with its own
+	// requests, keyed by the origin of the request URL and its
+	// Mcp-Session-Id header (each WebSocket connection is its own). t,
+	// deferredIdx and lostStream are those of the part in use, p.
+	p       *part
+	parts   []*part
+	partIdx map[string]*part
+
+	// encoding says why the capture could not be read as text, for the
+	// nothing-to-check finding.
+	encoding string
+	// loneBracket: the first non-blank line of a JSON Lines capture is
+	// only firstByte, "{" or "[" (JSON printed over several lines).
+	loneBracket bool
+	firstByte   string
+	// log: the capture is an MCP host's log (see logLine); logOther
+	// counts its lines without a message.
+	log      int
+	logOther int
+	// logSent is who sent the messages of a go-sdk log's "write: " lines.
+	logSent direction
 
 	// Direction markers (JSON Lines): whether any line had one, and the
 	// first unmarked request with a method only servers send.
@@ -89,18 +202,25 @@ type session struct {
 	initialized bool
 	serverLike  string // "roots/list (line 3)", or ""
 
+	// counts are the messages read, added to the checker's when the
+	// capture has been read to its end.
+	counts counts
+
 	// What the capture held, for the nothing-to-check finding.
-	messages    int
-	nonBlank    int
-	entries     int
-	skipped     map[string]int // HAR bodies not examined, by media type
-	otherEvents map[string]int // SSE events of other types, by type
-	findings    int
-	bytes       int64
+	messages int
+	nonBlank int
+	entries  int
+	skipped  map[string]int // HAR bodies not examined, by media type
+	// HAR WebSocket connections without frames in the capture, and frames
+	// of connections without JSON-RPC, not examined.
+	lostSockets, skippedFrames int
+	otherEvents                map[string]int // SSE events of other types, by type
+	findings                   int
+	bytes                      int64
 }
 
 func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, methods: map[string]string{}}
+	return &session{c: c, file: file, t: newTable(nil), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
@@ -122,7 +242,7 @@ func (s *session) invalid(pos position, loc, msg string) {
 // where returns a finding holding where in a line or entry the message
 // being read is (the facts that loc prefixes give in the text).
 func (s *session) where() *finding {
-	return &finding{Body: s.bodyName, Event: s.event, Element: s.element}
+	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, BodyLine: s.bodyLine, Element: s.element}
 }
 
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
@@ -144,6 +264,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, fmt.Sprintf(`not JSON-RPC 2.0: "jsonrpc" is %s, not "2.0"`, show(m.version)))
 		return
 	}
+	s.hasRPC = true
 	isCall, hasResult, hasError, hasID := m.method != nil, m.result != nil, m.errv != nil, m.id != nil
 	var method string
 	switch {
@@ -170,7 +291,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	if isCall && !hasID {
 		s.messages++
-		s.c.counts.notifications++
+		s.counts.notifications++
 		s.notification(dir, method, m.params)
 		return
 	}
@@ -181,11 +302,11 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	s.messages++
 	if isCall {
-		s.c.counts.requests++
+		s.counts.requests++
 		s.request(pos, dir, id, m.id, method)
 		return
 	}
-	s.c.counts.responses++
+	s.counts.responses++
 	// Without a marker, a response is the server's and answers a client request.
 	s.response(pos, dir != fromClient, id, m.id, m.errv)
 }
@@ -380,6 +501,16 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		s.entryRequests = append(s.entryRequests, x)
 	}
 	key := keyOf(id)
+	for {
+		// A pending request whose HTTP exchange failed (a 401 before
+		// authorization, a redirect, a 5xx, a connection reset) can no
+		// longer be answered: sending its id again is no duplicate.
+		y, ok := sd.get(key)
+		if !ok || t.at(y).flags&(fAnswered|fFailed) != fFailed {
+			break
+		}
+		s.retire(sd, key, y, t.method(y) == t.method(x))
+	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
@@ -411,6 +542,38 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	}
 	if s.har {
 		s.matchDeferred(si, id.Key(), x)
+	}
+}
+
+// retire takes the pending request y, whose HTTP exchange failed, out of
+// the index of its side, so that a request sent later with an Equal id
+// (key) is not called a duplicate and takes its responses. A request sent
+// again with the same method (retried) is the same request: y is
+// forgotten, and only the new attempt is checked. Otherwise y stays
+// unanswered, and finish reports it with its HTTP status.
+func (s *session) retire(sd *side, key idKey, y ref, retried bool) {
+	t := s.t
+	r := t.at(y)
+	t.jsUnlink(sd, y)
+	t.pendUnlink(sd, y)
+	if next := r.dupNext; next != none {
+		n := t.at(next)
+		n.dupTail = r.dupTail
+		if n.dupTail == next {
+			n.dupTail = none
+		}
+		sd.set(key, next)
+		if needsJS(n.id()) {
+			t.jsLink(sd, next)
+		}
+	} else {
+		sd.del(key, y)
+	}
+	r.dupNext, r.dupTail = none, none
+	r.flags &^= fFailed
+	if retried {
+		t.pending--
+		t.release(y)
 	}
 }
 
@@ -509,7 +672,7 @@ func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 	}
 	k := id.Key()
 	s.deferredIdx[si][k] = append(s.deferredIdx[si][k], len(s.deferred))
-	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si})
+	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si, note: s.reqNote, p: s.p})
 }
 
 // answer matches the response at pos (id, raw) to the pending request x.
@@ -539,6 +702,21 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 	newFinding := func() *finding { return &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)} }
 	sentString := r.flags&(fQuotedInt|fPlainStr) != 0 || (r.flags&fNumber == 0 && len(r.text) > 0 && r.text[0] == '"')
 	gotString := id.Kind() == rpcid.KindString
+	// Where the id changed: between the peers, unless the capture is the
+	// log of the side that sent the response (a go-sdk server's own
+	// LoggingTransport), which wrote it so.
+	where := "in transit"
+	if sender := fromServer; s.log == logSDK && s.logSent != fromUnknown {
+		if r.flags&fServer != 0 {
+			sender = fromClient
+		}
+		if sender == s.logSent {
+			where = "in the server, whose log this is"
+			if sender == fromClient {
+				where = "in the client, whose log this is"
+			}
+		}
+	}
 	switch {
 	case sentString != gotString:
 		sentWord, gotWord := "number", "string"
@@ -547,13 +725,13 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		}
 		f := newFinding()
 		s.report(pos, levelWarning, kindTypeChanged,
-			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
-				show(raw), s.describe(x), sentWord, gotWord), f)
+			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
+				show(raw), s.describe(x), sentWord, gotWord, where), f)
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
 		s.report(pos, levelWarning, kindSpellingChanged,
-			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed in transit; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-				show(raw), s.describe(x)), f)
+			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
+				show(raw), s.describe(x), where), f)
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
@@ -690,6 +868,9 @@ func (s *session) likely(si int) (ref, string) {
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
 		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
+			if s.inWebSocket {
+				return x, "sent on the same WebSocket connection"
+			}
 			return x, "sent in the same HTTP exchange"
 		}
 	}
@@ -705,26 +886,60 @@ func (s *session) likely(si int) (ref, string) {
 // finish reports the HAR responses that never found a request and the
 // requests never answered, in the order they were sent.
 func (s *session) finish() {
+	s.c.logOther += s.logOther
 	s.final = true
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
+			if d.p != nil {
+				s.usePart(s.partFor(d))
+			}
+			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
+			s.reqNote = 0
 		}
 	}
-	var open []ref
-	for i := range s.t.slab {
-		if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
-			open = append(open, ref(i))
+	type openRequest struct {
+		p *part
+		x ref
+	}
+	var open []openRequest
+	parts := s.parts
+	if len(parts) == 0 {
+		parts = []*part{nil}
+	}
+	for _, p := range parts {
+		if p != nil {
+			s.usePart(p)
+		}
+		for i := range s.t.slab {
+			if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
+				open = append(open, openRequest{s.p, ref(i)})
+			}
 		}
 	}
-	slices.SortFunc(open, func(a, b ref) int {
-		if s.t.before(a, b) {
-			return -1
+	slices.SortFunc(open, func(a, b openRequest) int {
+		// seq counts the requests of the whole capture.
+		ra, rb := a.p.request(s, a.x), b.p.request(s, b.x)
+		if ra.pos != rb.pos {
+			return cmp.Compare(ra.pos, rb.pos)
 		}
-		return 1
+		return cmp.Compare(ra.seq, rb.seq)
 	})
-	for _, x := range open {
+	for _, o := range open {
+		if o.p != nil {
+			s.usePart(o.p)
+		}
+		x := o.x
 		r := s.t.at(x)
+		// The GET event stream without its body that may have carried the
+		// answer: its session's, or else another's (an HTTP+SSE endpoint
+		// event may send the POSTs to another host).
+		lost := s.lostStream
+		lostWhat := fmt.Sprintf("the event stream at entry %d", lost)
+		if lost == 0 && s.firstLost > 0 {
+			lost = s.firstLost
+			lostWhat = fmt.Sprintf("the event stream at entry %d (of another origin or session)", lost)
+		}
 		if r.flags&fCancelled != 0 {
 			continue
 		}
@@ -735,9 +950,17 @@ func (s *session) finish() {
 			// The capture cannot tell whether it was answered.
 			f.Note = s.notes[r.note-1]
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && r.note == s.accepted && s.lostStream > 0:
+		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && lost > 0:
 			// Its answer was due on an event stream, and one is missing.
-			f.Note = fmt.Sprintf("its HTTP response was 202 Accepted, so its answer was due on an event stream, and the body of the event stream at entry %d is empty or was left out of the capture", s.lostStream)
+			due := "its answer was due"
+			if r.note == s.noContent {
+				due = "an answer could come only"
+			}
+			f.Note = fmt.Sprintf("%s, so %s on an event stream, and the body of %s is empty or was left out of the capture", s.notes[r.note-1], due, lostWhat)
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case r.flags&fNullNote == 0 && s.noAnswer[r.note] && lost > 0:
+			// Its answer could have come on an event stream that is missing.
+			f.Note = fmt.Sprintf("%s, and the body of %s, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], lostWhat)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
@@ -765,6 +988,8 @@ func (s *session) finish() {
 func (s *session) nothingToCheck() {
 	var what string
 	switch {
+	case s.encoding != "":
+		what = s.encoding
 	case s.har && s.entries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
 	case s.har && s.entries == 0:
@@ -781,17 +1006,28 @@ func (s *session) nothingToCheck() {
 		for _, k := range sortedKeys(s.otherEvents) {
 			parts = append(parts, fmt.Sprintf("%s of type %s", plural(s.otherEvents[k], "event"), showString(k)))
 		}
+		if s.skippedFrames > 0 {
+			parts = append(parts, plural(s.skippedFrames, "WebSocket message")+" without JSON-RPC")
+		}
 		if len(parts) > 0 {
 			what += " (bodies not examined: " + strings.Join(parts, ", ") + ")"
+		}
+		if s.lostSockets > 0 {
+			what += fmt.Sprintf("; the messages of its %s are not in the capture", plural(s.lostSockets, "WebSocket connection"))
 		}
 	case s.nonBlank == 0 && s.bytes == 0:
 		what = "the file is empty"
 	case s.nonBlank == 0:
 		what = "the file has only blank lines"
+	case s.log == logHost:
+		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
 			what = "its only non-blank line is not a JSON-RPC 2.0 message"
+		}
+		if s.loneBracket {
+			what += fmt.Sprintf("; its first line is a lone %q, as in JSON printed over several lines (jq without -c): JSON Lines holds one message per line", s.firstByte)
 		}
 	}
 	s.report(position{}, levelError, kindNothing, "nothing to check: "+what, nil)
@@ -1095,6 +1331,21 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 	if si == 1 {
 		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
 	}
+	f := &finding{ID: clone(raw)}
+	if lost := max(s.lostStream, s.firstLost); si == 1 && s.har && lost > 0 {
+		// The server request it answers may be on an event stream whose
+		// body the capture lacks.
+		if s.lostStream > 0 {
+			lost = s.lostStream
+		}
+		f.Note = fmt.Sprintf("the body of the event stream at entry %d, which may have carried the server request it answers, is empty or was left out of the capture", lost)
+		msg = fmt.Sprintf("response id %s matches no pending server request in the capture: %s", show(raw), f.Note)
+	}
+	if s.reqNote > 0 {
+		// The request it answers may be in a body the capture lacks.
+		f.Note = s.notes[s.reqNote-1]
+		msg = fmt.Sprintf("response id %s matches no pending request in the capture: %s, and may have held the request it answers", show(raw), f.Note)
+	}
 	// Group the normalizers that agree on value, request and verdict.
 	for i := 0; i < len(lax); {
 		j := i + 1
@@ -1117,7 +1368,7 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		}
 		i = j
 	}
-	f := &finding{ID: clone(raw), Lax: lax}
+	f.Lax = lax
 	s.report(pos, levelError, kindUnmatched, msg, f)
 }
 

@@ -19,7 +19,7 @@ const none ref = -1
 
 // Request flags.
 const (
-	fServer     uint16 = 1 << iota // sent by the server (answered by the client)
+	fServer     uint32 = 1 << iota // sent by the server (answered by the client)
 	fCancelled                     // MCP notifications/cancelled named it
 	fWarned                        // its id already drew a numeric warning
 	fAnswered                      // answered (kept for duplicate answers)
@@ -35,6 +35,7 @@ const (
 	fLive                          // the record is in use
 	fInPend                        // linked in its side's pending list (unclaimed by a null-id response)
 	fNullNote                      // note is the line or entry of the null-id response likely answering it
+	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
 )
 
 // A request is one request of the capture: pending, or answered and kept a
@@ -56,7 +57,7 @@ type request struct {
 	// pendPrev and pendNext link the pending requests of a side in the
 	// order sent.
 	pendPrev, pendNext ref
-	flags              uint16
+	flags              uint32
 }
 
 // setAns records where an answered request (no longer linked in a js
@@ -203,10 +204,10 @@ type table struct {
 	slab  []request
 	free  ref // free list, linked by dupNext
 	sides [2]side
-	// ring holds the answered requests, oldest first from ringAt, so that
-	// a second answer to one of the last answeredMax is recognized.
-	ring    []ref
-	ringAt  int
+	// ring holds the answered requests, oldest first, so that a second
+	// answer to one of the last answeredMax is recognized. The tables of
+	// one capture (a HAR's sessions) share it.
+	ring    *answeredRing
 	pending int // requests pending, duplicates included
 	// methods are the method names of requests, for display; a request
 	// holds an index. Beyond methodsMax names, a request's name is kept in
@@ -250,8 +251,12 @@ func (t *table) method(x ref) string {
 // answeredMax is how many answered requests a session remembers.
 const answeredMax = 1 << 16
 
-func newTable() *table {
-	t := &table{free: none, methodIdx: map[string]uint32{}}
+// newTable returns an empty table sharing ring (nil: a ring of its own).
+func newTable(ring *answeredRing) *table {
+	if ring == nil {
+		ring = &answeredRing{}
+	}
+	t := &table{free: none, methodIdx: map[string]uint32{}, ring: ring}
 	for i := range t.sides {
 		t.sides[i] = side{ints: map[int64]ref{}, strs: map[string]ref{}, index: map[rpcid.Key]ref{}, js: map[uint64]jsBucket{}, pendHead: none, pendTail: none}
 	}
@@ -410,17 +415,30 @@ func (t *table) firstPending(sd *side, id rpcid.ID, ok func(*request) bool) ref 
 	return none
 }
 
+// answeredRing holds the last answeredMax answered requests of a capture,
+// oldest first from at.
+type answeredRing struct {
+	reqs []answered
+	at   int
+}
+
+type answered struct {
+	t *table
+	x ref
+}
+
 // remember records an answered request for duplicate answers, forgetting
-// the oldest beyond answeredMax.
+// the capture's oldest beyond answeredMax.
 func (t *table) remember(x ref) {
-	if len(t.ring) < answeredMax {
-		t.ring = append(t.ring, x)
+	g := t.ring
+	if len(g.reqs) < answeredMax {
+		g.reqs = append(g.reqs, answered{t, x})
 		return
 	}
-	old := t.ring[t.ringAt]
-	t.ring[t.ringAt] = x
-	t.ringAt = (t.ringAt + 1) % answeredMax
-	t.forget(old)
+	old := g.reqs[g.at]
+	g.reqs[g.at] = answered{t, x}
+	g.at = (g.at + 1) % answeredMax
+	old.t.forget(old.x)
 }
 
 // forget frees an answered request.
