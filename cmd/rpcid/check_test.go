@@ -97,7 +97,8 @@ var captures = []struct {
 	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
 	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
-	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
+	{"accepted-unanswered.har", 1, []string{kindUnanswered}},
+	{"null-id-request.jsonl", 1, []string{kindNullRequest, kindNullResponse, kindUnanswered}},      // a request sent with a null id is answered by one                                       // 202 Accepted, every stream recorded
 	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
 	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
 	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames
@@ -790,7 +791,7 @@ func checkFacts(t *testing.T, f finding) {
 			t.Errorf("%q: no number member", f.Message)
 		}
 	case kindNullResponse:
-		if strings.Contains(f.Message, "likely the answer to") != (f.Request != nil) {
+		if (strings.Contains(f.Message, "likely the answer to") || strings.Contains(f.Message, "which was sent with a null id")) != (f.Request != nil) {
 			t.Errorf("%q: request member %+v", f.Message, f.Request)
 		}
 	}

@@ -160,7 +160,11 @@
 //     TypeScript SDK rejects it.
 //   - fractional-id (warning): a number id that is not an integer: go-sdk
 //     truncates it, the TypeScript, Python, Rust and C# SDKs reject it.
-//   - null-request-id (warning): a request with a null id.
+//   - null-request-id (warning): a request with a null id. It is pending like
+//     any other: a response with a null id answers it (no finding), unless
+//     the response is a parse error or an invalid request, which is
+//     reported, naming it, since it may as well reply to an unreadable
+//     message; unanswered, it is an unanswered-request.
 //   - null-id-response (error): a response with a null id, with its cause: the
 //     peer could not read a request (error -32700 or -32600), or it read the
 //     request and dropped the id (a result, or any other error code), then

@@ -471,10 +471,12 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	}
 	s.seq++
 	if id.Kind() == rpcid.KindNull {
+		// Warned of, and then pending like any request: a response with a
+		// null id answers it before it is taken for a reply to an
+		// unreadable request.
 		s.report(pos, levelWarning, kindNullRequest,
 			fmt.Sprintf("request %s has a null id: JSON-RPC 2.0 discourages it and MCP forbids it; its response cannot be told from a reply to an unreadable request", methodName(s.intern(method))),
 			&finding{ID: clone(raw), Method: s.intern(method)})
-		return
 	}
 	t := s.t
 	x := t.alloc()
@@ -634,12 +636,22 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 // of the client.
 func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw []byte) {
 	si := sideOf(!toClient)
-	if id.Kind() == rpcid.KindNull {
-		s.nullResponse(pos, si, raw, errRaw)
-		return
-	}
 	t := s.t
 	sd := &t.sides[si]
+	if id.Kind() == rpcid.KindNull {
+		if x, ok := sd.get(keyOf(id)); ok && t.at(x).flags&fAnswered == 0 {
+			// A request sent with a null id is pending: this answers it,
+			// unless it is a parse error or an invalid request, which may
+			// as well reply to a message the peer could not read.
+			s.answer(pos, sd, x, id, raw)
+			if code := describeError(errRaw).code; errRaw != nil && (code == "-32700" || code == "-32600") {
+				s.nullResponse(pos, si, raw, errRaw, x)
+			}
+			return
+		}
+		s.nullResponse(pos, si, raw, errRaw, none)
+		return
+	}
 	x, ok := sd.get(keyOf(id))
 	if ok && t.at(x).flags&fAnswered != 0 {
 		r := t.at(x)
@@ -810,7 +822,11 @@ func describeError(raw []byte) errorInfo {
 // the id is null only "if there was an error in detecting the id in the
 // Request object (e.g. Parse error/Invalid Request)"; any other null-id
 // response means the peer read the request and dropped its id.
-func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
+//
+// nullReq, unless none, is a request sent with a null id that the response
+// was taken to answer, although its error (parse error or invalid request)
+// may as well reply to a message the peer could not read.
+func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq ref) {
 	f := &finding{ID: clone(raw)}
 	var msg string
 	read := true
@@ -825,6 +841,10 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte) {
 		case "-32700", "-32600":
 			read = false
 			msg = "response with a null id: the peer could not read a request (" + info.text + ")"
+			if nullReq != none {
+				f.Request = s.ref(nullReq)
+				msg += ", or it answers " + s.describe(nullReq) + ", which was sent with a null id"
+			}
 		case "":
 			msg = "response with a null id: its error has no numeric code, so whether the peer read a request is unknown (" + info.text + ")"
 			read = false
