@@ -200,7 +200,6 @@ type session struct {
 	// first unmarked request with a method only servers send.
 	marked      bool
 	initialized bool
-	serverLike  string // "roots/list (line 3)", or ""
 
 	// counts are the messages read, added to the checker's when the
 	// capture has been read to its end.
@@ -413,39 +412,27 @@ func (s *session) noteMethod(method string, pos position) {
 	if method == "initialize" {
 		s.initialized = true
 	}
-	if pos.line > 0 && s.serverLike == "" && looksServerSent(method, s.initialized) {
-		s.serverLike = fmt.Sprintf("%s (%s)", showString(method), pos)
-	}
 }
 
 func looksServerSent(method string, initialized bool) bool {
 	return serverMethods[method] || method == "ping" && initialized
 }
 
-// markerHint is the sentence added to findings about who sent what in a
-// capture without direction markers, or "".
-func (s *session) markerHint() string {
-	if s.marked || s.serverLike == "" || s.har {
-		return ""
-	}
-	return "the capture has no direction markers and " + s.serverLike + " looks like a request the server sent: marking each line with > (client) or < (server) would settle which side sent what"
-}
-
 // withHint appends the marker hint to a finding's message when one of
 // the requests it is about (refs) is unmarked and looks server-sent.
 func (s *session) withHint(msg string, f *finding, refs ...ref) string {
-	involved := false
-	for _, x := range refs {
-		if x != none && s.t.at(x).flags&fServerLike != 0 {
-			involved = true
-		}
-	}
-	if !involved {
+	if s.marked || s.har {
 		return msg
 	}
-	if h := s.markerHint(); h != "" {
-		f.Hint = h
-		return msg + "; " + h
+	for _, x := range refs {
+		if x == none {
+			continue
+		}
+		if r := s.t.at(x); r.flags&fServerLike != 0 {
+			// The request the finding involves, not the first such one.
+			f.Hint = "the capture has no direction markers and " + s.t.method(x) + " (" + s.posOf(r).String() + ") looks like a request the server sent: marking each line with > (client) or < (server) would settle which side sent what"
+			return msg + "; " + f.Hint
+		}
 	}
 	return msg
 }
@@ -736,14 +723,14 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 			sentWord, gotWord = "string", "number"
 		}
 		f := newFinding()
-		s.report(pos, levelWarning, kindTypeChanged,
-			fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
-				show(raw), s.describe(x), sentWord, gotWord, where), f)
+		msg := fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
+			show(raw), s.describe(x), sentWord, gotWord, where)
+		s.report(pos, levelWarning, kindTypeChanged, s.withHint(msg, f, x), f)
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
-		s.report(pos, levelWarning, kindSpellingChanged,
-			fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-				show(raw), s.describe(x), where), f)
+		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
+			show(raw), s.describe(x), where)
+		s.report(pos, levelWarning, kindSpellingChanged, s.withHint(msg, f, x), f)
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
