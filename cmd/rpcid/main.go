@@ -131,7 +131,8 @@
 //     a server request, that a GET event stream without its body may have
 //     carried that request. When JavaScript
 //     Number(), Python int() or Rust i64::from_str (the normalizers of the
-//     TypeScript, Python and Rust MCP SDKs) would have matched it to a
+//     TypeScript, Python and Rust MCP SDKs; for a numeric id, the double
+//     that JavaScript's JSON.parse reads) would have matched it to a
 //     pending request, the finding says which, and whether
 //     that SDK would accept a malformed spelling of the id or deliver the
 //     response to a different request.

@@ -1106,7 +1106,7 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			bound = "below -(2^53-1)"
 		}
 		if facts.Float64Exact {
-			parts = append(parts, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read it correctly", what, show(raw), bound))
+			parts = append(parts, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read this id as it is", what, show(raw), bound))
 		} else {
 			gosdk := facts.GoSDK
 			if gosdk == "overflow" {
@@ -1331,7 +1331,7 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		// looks that double up among the numeric request ids.
 		f := jsValue(raw)
 		if x := t.jsFind(sd, f); x != none {
-			add("JavaScript Number()", jsString(f), x)
+			add("JavaScript JSON.parse", jsString(f), x)
 		}
 	}
 	msg := fmt.Sprintf("response id %s matches no pending request", show(raw))
