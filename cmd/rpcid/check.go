@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -156,7 +157,11 @@ type counts struct {
 // Then the embedded sample is checked, so that "go run ./cmd/rpcid check"
 // shows what check does wherever it is started; "rpcid check -" reads
 // standard input whatever it is.
-func stdinCapture(r io.Reader) (io.Reader, string) {
+//
+// If no byte has arrived after stdinWait, it says on stderr that it is
+// waiting for standard input, so that a pipe left open without data (a
+// harness that never closes it) does not hang silently.
+func stdinCapture(r io.Reader, stderr io.Writer) (io.Reader, string) {
 	switch f := r.(type) {
 	case *os.File:
 		st, err := f.Stat()
@@ -172,11 +177,24 @@ func stdinCapture(r io.Reader) (io.Reader, string) {
 		}
 	}
 	br := bufio.NewReader(r)
-	if _, err := br.Peek(1); err == io.EOF {
+	said := make(chan struct{})
+	waiting := time.AfterFunc(stdinWait, func() {
+		defer close(said)
+		fmt.Fprintln(stderr, "rpcid check: no FILE given: waiting for a capture on standard input, which is open but has sent nothing yet (give a FILE, or close standard input to check the embedded sample)")
+	})
+	_, err := br.Peek(1)
+	if !waiting.Stop() {
+		<-said // nothing else writes to stderr meanwhile
+	}
+	if err == io.EOF {
 		return nil, "standard input is empty"
 	}
 	return br, ""
 }
+
+// stdinWait is how long check waits for the first byte of standard input,
+// when no FILE is given, before it says it is waiting.
+var stdinWait = 2 * time.Second
 
 func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("check", "[-json] [FILE ...]", stderr)
@@ -209,7 +227,7 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		unreadable++
 	}
 	if len(files) == 0 {
-		if in, why := stdinCapture(stdin); in == nil {
+		if in, why := stdinCapture(stdin, stderr); in == nil {
 			fmt.Fprintf(stderr, "rpcid check: no FILE given and %s: checking the embedded sample %s (an MCP session through a gateway that turns numeric ids into strings); \"rpcid check -h\" tells more\n", why, sampleName)
 			if err := c.check(sampleName, bytes.NewReader(sampleCapture)); err != nil {
 				fail(sampleName, err)

@@ -802,3 +802,29 @@ func checkFacts(t *testing.T, f finding) {
 		t.Errorf("%q: no answeredLine or answeredEntry", f.Message)
 	}
 }
+
+// With no FILE, a standard input that stays open without sending anything
+// is waited for, and check says so on standard error once stdinWait has
+// passed; what arrives then is checked.
+func TestCheckStdinWaiting(t *testing.T) {
+	defer func(d time.Duration) { stdinWait = d }(stdinWait)
+	stdinWait = 10 * time.Millisecond
+	pr, pw := io.Pipe()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"+`{"jsonrpc":"2.0","id":1,"result":{}}`+"\n")
+		pw.Close()
+	}()
+	code, out, errOut := runCmd(t, pr, "check")
+	if code != 0 || out != "checked 1 file: 2 messages (1 request, 1 response, 0 notifications); no findings\n" {
+		t.Errorf("check = %d, %q", code, out)
+	}
+	if want := "rpcid check: no FILE given: waiting for a capture on standard input, which is open but has sent nothing yet (give a FILE, or close standard input to check the embedded sample)\n"; errOut != want {
+		t.Errorf("stderr = %q, want %q", errOut, want)
+	}
+	// Input that arrives at once draws no note.
+	stdinWait = time.Minute
+	if _, _, errOut := runCmd(t, strings.NewReader(`{"jsonrpc":"2.0","method":"n"}`+"\n"), "check"); errOut != "" {
+		t.Errorf("stderr with input at once = %q", errOut)
+	}
+}

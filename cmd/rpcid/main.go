@@ -20,8 +20,9 @@
 // open or is empty) checks an embedded sample capture (a short MCP session
 // through a gateway that turns numeric ids into strings), saying why on
 // standard error, so that "go run ./cmd/rpcid check" shows what it does
-// wherever it is run. A FILE of "-" is
-// standard input, which can be named once. A directory or a file that cannot be read is reported as
+// wherever it is run. A pipe that stays open without sending anything is
+// waited for, with a note on standard error after 2 seconds. A FILE of "-"
+// is standard input, which can be named once. A directory or a file that cannot be read is reported as
 // "could not read" and not counted as checked.
 //
 // The format of each capture is detected from its content, after a gzip
