@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -70,7 +71,10 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("= %d, %q", code, out)
 			}
 		}},
-		{"No FILE: standard input, or the embedded sample when standard input is a terminal or another device, not open, or empty; `-`: standard input.", func(t *testing.T) {
+		{"No FILE: standard input (a pipe that stays open without data is waited for, with a note on standard error after 2 s), or the embedded sample when standard input is a terminal or another device, not open, or empty; `-`: standard input.", func(t *testing.T) {
+			if stdinWait != 2*time.Second {
+				t.Errorf("stdinWait = %v", stdinWait)
+			}
 			if code, out, errOut := check(t, bytes.NewReader(nil), "check"); code != 1 || !strings.HasPrefix(out, "sample.jsonl:") || !strings.Contains(errOut, "standard input is empty") {
 				t.Errorf("check < empty = %d, %q, %q", code, out, errOut)
 			}
