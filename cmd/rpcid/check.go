@@ -219,7 +219,8 @@ func runCheck(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fail := func(what string, err error) {
 		c.w.Flush()
 		hint := ""
-		if strings.HasPrefix(what, "-") && errors.Is(err, os.ErrNotExist) {
+		if strings.HasPrefix(what, "-") && errors.Is(err, os.ErrNotExist) && !slices.Contains(args, "--") {
+			// (After "--", a name starting with "-" is a FILE on purpose.)
 			hint = " (flags go before the FILEs)"
 		}
 		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s%s\n", printable(what), printable(cause(err).Error()), hint)

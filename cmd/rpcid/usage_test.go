@@ -17,6 +17,8 @@ func TestUsageMessages(t *testing.T) {
 		// number; an id is a string, a number or null" after the reason.
 		{[]string{"eq", "10e999999999999999999", "1"}, "rpcid eq: 10e999999999999999999 is not a JSON id: exponent of the value in lowest terms has 19 or more digits at byte offset 2: number out of range"},
 		{[]string{"check", "testdata/clean.jsonl", "-json"}, "rpcid check: could not read -json: no such file or directory (flags go before the FILEs)"},
+		// After "--", a FILE named like a flag is meant: no hint.
+		{[]string{"check", "--", "-json"}, "rpcid check: could not read -json: no such file or directory"},
 		{[]string{"vectors", "x"}, "usage: rpcid vectors"},
 		{[]string{"proxy", "http://127.0.0.1:1/a", "--", "true"}, "rpcid proxy: a URL or -- COMMAND, not both"},
 		{[]string{"proxy", "127.0.0.1:18765/mcp"}, `rpcid proxy: URL "127.0.0.1:18765/mcp": scheme must be http or https (as in http://127.0.0.1:18765/mcp)`},
