@@ -312,12 +312,22 @@ func (f *flushReader) Read(p []byte) (int, error) {
 	return f.r.Read(p)
 }
 
-// isZlib reports whether b, the first two bytes of a capture, are a zlib
-// header as zlib writes it (RFC 1950 section 2.2: deflate with a 32 KiB
-// window, 0x78, and a check of 31). No JSON text or log line starts with
-// "x".
-func isZlib(b []byte) bool {
-	return b[0] == 0x78 && (uint(b[0])<<8|uint(b[1]))%31 == 0
+// isZlib reports whether br starts with a zlib stream (RFC 1950 section
+// 2.2) as zlib writes it: deflate with a 32 KiB window (0x78), a check of
+// 31, no preset dictionary, and a first block that decodes. Text that
+// starts with such two bytes ("x^", "x\x9c"; "x " asks for a dictionary) is
+// text.
+func isZlib(br *bufio.Reader) bool {
+	if b, _ := br.Peek(2); len(b) < 2 || b[0] != 0x78 || (uint(b[0])<<8|uint(b[1]))%31 != 0 {
+		return false
+	}
+	b, _ := br.Peek(min(64<<10, br.Size()))
+	zr, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	_, err = zr.Read(make([]byte, 1))
+	return err == nil || err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // gzipReader reads a gzip or zlib stream, its faults (a truncated or
@@ -348,7 +358,7 @@ func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	zipped := false
-	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(b)) {
+	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(br)) {
 		// A gzip file (capture.har.gz, session.jsonl.gz) or a zlib stream
 		// (mitmproxy's .zhar): positions are those of the text it holds.
 		zipped = true
@@ -511,7 +521,9 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 			line = long
 		}
 		s.bytes += int64(len(line))
-		if len(line) > 0 {
+		if len(line) > 0 && (err == nil || err == io.EOF) {
+			// (Bytes before a read error are not a line of the capture:
+			// the error is reported instead.)
 			s.line(lineNo, line)
 		}
 		if cap(long) > 16<<20 {
@@ -647,16 +659,33 @@ func (s *session) logLine(pos position, line []byte, start int) {
 		return
 	}
 	dir := fromClient
-	i := bytes.Index(line[start:], logFromClient)
+	// Only the host's own, timestamped lines say what passed: a server's
+	// standard error (copied into the log without a timestamp) may say
+	// anything.
+	stamp := logStamp.Find(line[start:])
+	if stamp == nil {
+		s.logOther++
+		return
+	}
+	from := start + len(stamp)
+	switch text := line[from:]; {
+	case bytes.HasPrefix(text, []byte("Initializing server")):
+		s.logRun(pos)
+	case bytes.Contains(text, []byte("transport closed")) || bytes.HasPrefix(text, []byte("Shutting down server")):
+		s.logRunOpen = false
+	}
+	i := bytes.Index(line[from:], logFromClient)
 	n := len(logFromClient)
-	if j := bytes.Index(line[start:], logFromServer); j >= 0 && (i < 0 || j < i) {
+	if j := bytes.Index(line[from:], logFromServer); j >= 0 && (i < 0 || j < i) {
 		dir, i, n = fromServer, j, len(logFromServer)
 	}
 	if i < 0 {
 		s.logOther++
 		return
 	}
+	s.logMarked++
 	s.marked = true
+	i += from - start
 	begin := start + i + n
 	for begin < len(line) && isJSONSpace(line[begin]) {
 		begin++

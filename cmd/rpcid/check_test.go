@@ -98,7 +98,11 @@ var captures = []struct {
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
 	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
 	{"accepted-unanswered.har", 1, []string{kindUnanswered}},
-	{"null-id-request.jsonl", 1, []string{kindNullRequest, kindNullResponse, kindUnanswered}},      // a request sent with a null id is answered by one                                       // 202 Accepted, every stream recorded
+	{"null-id-request.jsonl", 1, []string{kindNullRequest, kindNullResponse, kindUnanswered}},
+	{"claude-desktop-restart.log", 1, []string{kindUnanswered}},                                    // a host log of two runs of the server, one after the other
+	{"claude-desktop-two-runs.log", 1, []string{kindDuplicate}},                                    // two runs at once: findings say the log does not tell them apart
+	{"claude-desktop-stderr-marker.log", 0, nil},                                                   // a server's stderr line that says "Message from server:"
+	{"claude-desktop-summary-lines.log", 1, []string{kindInvalid, kindNothing}},                    // message lines that are not JSON      // a request sent with a null id is answered by one                                       // 202 Accepted, every stream recorded
 	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
 	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
 	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames

@@ -93,12 +93,18 @@
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
 //     files: a capture whose first non-blank line starts with an RFC 3339
 //     timestamp and two bracketed fields ("2025-10-03T07:51:43.656Z [NAME]
-//     [info] ..."). A line holding "Message from client: " or "Message
-//     from server: " gives the message that follows (the JavaScript
-//     "{ metadata: undefined }" after it is not part of it), sent by that
-//     side; other lines (the host's own, the server's standard error, which
-//     may be JSON from its logger) hold no message and are counted in the
-//     summary as log lines not examined.
+//     [info] ..."). A timestamped line holding "Message from client: " or
+//     "Message from server: " gives the message that follows (the
+//     JavaScript "{ metadata: undefined }" after it is not part of it), sent
+//     by that side; other lines (the host's own, the server's standard
+//     error, which may be JSON from its logger or say anything) hold no
+//     message and are counted in the summary as log lines not examined. The
+//     host appends every run of the server to one log: an "Initializing
+//     server..." line after a run ended ("... transport closed") starts a
+//     new one, whose ids are its own (the requests of the run before are
+//     reported then); when a run starts before the one before ended, the
+//     log does not say which run each message belongs to, and findings about
+//     requests and answers say so.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
 //     non-blank line is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the

@@ -193,6 +193,17 @@ type session struct {
 	// counts its lines without a message.
 	log      int
 	logOther int
+	// logMarked counts the lines of an MCP host's log that say they hold
+	// a message.
+	logMarked int
+	// logRunAt is the line where the last run of the server in an MCP
+	// host's log started ("Initializing server..."), logRunOpen whether it
+	// has not ended ("... transport closed", "Shutting down server"), and
+	// logOverlap, once two runs were open at once, the sentence findings
+	// about requests and answers end with.
+	logRunAt   int
+	logRunOpen bool
+	logOverlap string
 	// logSent is who sent the messages of a go-sdk log's "write: " lines.
 	logSent direction
 
@@ -226,6 +237,15 @@ func newSession(c *checker, file string) *session {
 func (s *session) report(pos position, level, kind, msg string, f *finding) {
 	if f == nil {
 		f = &finding{}
+	}
+	if s.logOverlap != "" {
+		switch kind {
+		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched:
+			msg += "; " + s.logOverlap
+			if f.Note == "" {
+				f.Note = s.logOverlap
+			}
+		}
 	}
 	f.File, f.Line, f.Entry = s.file, pos.line, pos.entry
 	f.Level, f.Kind, f.Message = level, kind, msg
@@ -905,6 +925,15 @@ func (s *session) finish() {
 			s.reqNote = 0
 		}
 	}
+	s.reportOpen()
+	if s.messages == 0 {
+		s.nothingToCheck()
+	}
+}
+
+// reportOpen reports the requests never answered, in the order they were
+// sent.
+func (s *session) reportOpen() {
 	type openRequest struct {
 		p *part
 		x ref
@@ -985,9 +1014,25 @@ func (s *session) finish() {
 		msg = s.withHint(msg, f, x)
 		s.report(s.posOf(r), levelError, kindUnanswered, msg, f)
 	}
-	if s.messages == 0 {
-		s.nothingToCheck()
+}
+
+// logRun handles a line of an MCP host's log that starts a run of the
+// server (a new process on new pipes): the requests of the run before, if
+// it ended, are reported and forgotten, so that ids used again are no
+// duplicates and answers are not taken across runs. A run that had not
+// ended (runs at once, as when a host starts a server twice) cannot be told
+// apart from the new one: findings about requests and answers then say so.
+func (s *session) logRun(pos position) {
+	switch {
+	case s.logRunAt == 0:
+	case !s.logRunOpen:
+		s.reportOpen()
+		s.t = newTable(nil)
+		s.initialized = false
+	case s.logOverlap == "":
+		s.logOverlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: s.logRunAt})
 	}
+	s.logRunAt, s.logRunOpen = pos.line, true
 }
 
 // nothingToCheck reports a capture without a JSON-RPC message: an empty
@@ -1026,6 +1071,8 @@ func (s *session) nothingToCheck() {
 		what = "the file is empty"
 	case s.nonBlank == 0:
 		what = "the file has only blank lines"
+	case s.log == logHost && s.logMarked > 0:
+		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s with \"Message from client:\" or \"Message from server:\" holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
 	case s.log == logHost:
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
 	default:
