@@ -97,12 +97,13 @@ var captures = []struct {
 	{"ambiguous.jsonl", 1, []string{kindInvalid}},                                                  // members named twice or by case variants
 	{"bodyless.har", 1, []string{kindUnanswered}},                                                  // response bodies left out of a HAR
 	{"mislabelled.har", 1, []string{kindTypeChanged}},                                              // JSON-RPC bodies sent as text/plain
-	{"accepted-unanswered.har", 1, []string{kindUnanswered}},
-	{"null-id-request.jsonl", 1, []string{kindNullRequest, kindNullResponse, kindUnanswered}},
+	{"accepted-unanswered.har", 1, []string{kindUnanswered}},                                       // 202 Accepted, every stream recorded
+	{"null-id-request.jsonl", 1, []string{kindNullRequest, kindNullResponse, kindUnanswered}},      // a request sent with a null id is answered by one
 	{"claude-desktop-restart.log", 1, []string{kindUnanswered}},                                    // a host log of two runs of the server, one after the other
 	{"claude-desktop-two-runs.log", 1, []string{kindDuplicate}},                                    // two runs at once: findings say the log does not tell them apart
 	{"claude-desktop-stderr-marker.log", 0, nil},                                                   // a server's stderr line that says "Message from server:"
-	{"claude-desktop-summary-lines.log", 1, []string{kindInvalid, kindNothing}},                    // message lines that are not JSON      // a request sent with a null id is answered by one                                       // 202 Accepted, every stream recorded
+	{"claude-desktop-summary-lines.log", 1, []string{kindInvalid, kindNothing}},                    // message lines that are not JSON
+	{"har-then-jsonl.har", 1, []string{kindInvalid}},                                               // a capture joined after a HAR with cat
 	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
 	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
 	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames
@@ -288,8 +289,8 @@ func TestCheckJSON(t *testing.T) {
 				}
 				checkFacts(t, f)
 				whole := f.Line == 0 && f.Entry == 0
-				if f.Kind == "" || f.Line != 0 && f.Entry != 0 || whole != (f.Kind == kindNothing) {
-					t.Errorf("finding %+v: want a kind and exactly one of line and entry (none for %s)", f, kindNothing)
+				if f.Kind == "" || f.Line != 0 && f.Entry != 0 || whole && f.Kind != kindNothing && f.Kind != kindInvalid || !whole && f.Kind == kindNothing {
+					t.Errorf("finding %+v: want a kind and exactly one of line and entry (none for %s, and none or one for %s)", f, kindNothing, kindInvalid)
 				}
 				if whole {
 					got = append(got, fmt.Sprintf("%s: %s: %s", f.File, f.Level, printable(f.Message)))

@@ -210,6 +210,18 @@ func (s *session) readHAR(r io.Reader) error {
 	if !sawEntries {
 		s.harBroken = "not a valid HAR file: it has no log.entries"
 	}
+	// A HAR file is one JSON object: what follows it (another capture
+	// joined with cat, say) is not read, and must not pass unseen.
+	if _, err := dec.Token(); err != io.EOF {
+		at := dec.InputOffset()
+		if err != nil {
+			var se *json.SyntaxError
+			if !errors.As(err, &se) {
+				return err // a read error
+			}
+		}
+		s.report(position{}, levelError, kindInvalid, fmt.Sprintf("not a valid HAR file: more data follows the HAR object (near byte %d), and is not read", at), nil)
+	}
 	return nil
 }
 

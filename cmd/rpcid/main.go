@@ -179,7 +179,9 @@
 //     with the likely request: one pending from the same HTTP exchange, or
 //     else the oldest pending request not already taken by another null-id
 //     response.
-//   - invalid-message (error): a line, body, event or batch element that is not
+//   - invalid-message (error): data after a HAR file's object (another
+//     capture joined to it with cat, which is not read), or a line, body,
+//     event or batch element that is not
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
 //     its position, including a message whose jsonrpc, id, method, result or
 //     error member is named twice or only by a case variant ("ID"), which
