@@ -255,6 +255,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
 	s.use(partKey(n, e))
 	s.entryRequests = s.entryRequests[:0]
+	s.unreadable = false
 	s.inWebSocket = false
 	s.reqNote = 0
 	if m := strings.ToUpper(e.Request.Method); (m == "POST" || m == "PUT" || m == "PATCH") &&
@@ -372,6 +373,8 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 			s.noContent = s.note("its HTTP response was 204 No Content")
 		}
 		mark(s.noContent, false, true)
+	case st >= 200 && st <= 299 && s.unreadable:
+		lacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
 	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
@@ -488,6 +491,9 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 		dec, err := decodeBase64(*c.Text)
 		if err != nil {
 			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
+			if dir == fromServer {
+				s.unreadable = true // exchangeEnd cannot say what it held
+			}
 			return false
 		}
 		text = dec
@@ -520,6 +526,9 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 	case looksLikeSSE(trimmed) && eventsHoldJSONRPC(trimmed):
 		// And for an event stream.
 		s.sse(pos, loc, dir, text)
+	case trimmed[0] == 0x1e && textsHoldJSONRPC(bytes.TrimSpace(bytes.ReplaceAll(trimmed, []byte{0x1e}, []byte("\n")))):
+		// And for a JSON text sequence (RFC 7464).
+		s.lines(pos, loc, dir, text)
 	default:
 		s.passed = true
 	}

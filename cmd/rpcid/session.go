@@ -201,6 +201,7 @@ type session struct {
 	// has not ended ("... transport closed", "Shutting down server"), and
 	// logOverlap, once two runs were open at once, the sentence findings
 	// about requests and answers end with.
+	unreadable bool // the response body of the HAR entry being read could not be decoded
 	logRunAt   int
 	logRunOpen bool
 	logOverlap string
