@@ -504,19 +504,48 @@ func skipRest(dec *json.Decoder, t json.Token) error {
 	return nil
 }
 
-// readJSONLines reads a JSON Lines capture, one line at a time, with no
-// limit on line length.
+// maxLine is the longest line of a JSON Lines capture that check examines,
+// in bytes: a longer one (more than any JSON-RPC peer takes as one message;
+// a few KB of gzip can hold gigabytes of one line) is reported and skipped
+// without being held.
+var maxLine = 64 << 20
+
+// readJSONLines reads a JSON Lines capture, one line at a time, examining
+// lines of up to maxLine bytes.
 func (s *session) readJSONLines(br *bufio.Reader) error {
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer: collect it in long, which is
-			// reused for the next long line.
+			// reused for the next long line, up to maxLine bytes.
 			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= maxLine {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
+			}
+			if len(long) > maxLine {
+				n := int64(len(long))
+				for errors.Is(err, bufio.ErrBufferFull) {
+					line, err = br.ReadSlice('\n')
+					n += int64(len(line))
+				}
+				s.bytes += n
+				if err == nil || err == io.EOF {
+					if err == nil {
+						n-- // its LF
+					}
+					s.nonBlank++
+					s.report(position{line: lineNo}, levelError, kindInvalid, fmt.Sprintf("the line is %d bytes long, more than check reads as one message (%d MiB), and is not examined", n, maxLine>>20), nil)
+				}
+				long = nil
+				if err == io.EOF {
+					return nil
+				}
+				if err != nil {
+					return err
+				}
+				continue
 			}
 			line = long
 		}

@@ -834,3 +834,25 @@ func TestCheckStdinWaiting(t *testing.T) {
 		t.Errorf("stderr with input at once = %q", errOut)
 	}
 }
+
+// A line longer than maxLine is reported and skipped without being held,
+// and the lines around it are checked (a gzip of a few KB can hold a line
+// of gigabytes).
+func TestCheckLineTooLong(t *testing.T) {
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 1 << 20
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n")
+	long := `{"jsonrpc":"2.0","id":2,"method":"` + strings.Repeat("b", 3<<20) + `"}`
+	b.WriteString(long + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.jsonl")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	code, out, _ := runCmd(t, nil, "check", path)
+	want := path + fmt.Sprintf(":2: error: the line is %d bytes long, more than check reads as one message (1 MiB), and is not examined\n", len(long)) +
+		"checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 1 error, 0 warnings\n"
+	if code != 1 || out != want {
+		t.Errorf("check = %d:\n%s\nwant:\n%s", code, out, want)
+	}
+}

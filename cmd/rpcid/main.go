@@ -88,8 +88,10 @@
 //     A line may start with ">" for a message sent by the client or "<" for
 //     one received from the server. Lines without a marker are taken as the
 //     client's when they are requests or notifications and as the server's
-//     when they are responses. Empty lines are skipped. Lines have no length
-//     limit.
+//     when they are responses. Empty lines are skipped. A line of more than
+//     64 MiB (more than a peer takes as one message; a few KB of gzip can
+//     hold gigabytes of one line) is reported and skipped without being
+//     held.
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
 //     files: a capture whose first non-blank line starts with an RFC 3339
 //     timestamp and two bracketed fields ("2025-10-03T07:51:43.656Z [NAME]
@@ -216,7 +218,7 @@
 // do not carry over to the next. Memory stays bounded by the requests
 // pending (about 120 bytes each with integer ids), the last 65536 answered
 // requests of the capture (to recognize a second answer), the longest line
-// (JSON Lines) or entry (HAR), and in a HAR the responses waiting for a
+// (JSON Lines, at most 64 MiB) or entry (HAR), and in a HAR the responses waiting for a
 // later request and its sessions (at most 1024: later ones share the
 // last), not by the size of a capture. Output is
 // buffered, and written whenever check waits for input.
