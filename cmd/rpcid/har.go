@@ -254,6 +254,7 @@ func skipValue(dec *json.Decoder) error {
 func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
 	s.use(partKey(n, e))
+	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
 	s.unreadable = false
 	s.inWebSocket = false
@@ -401,6 +402,9 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		}
 		mark(i, false, true)
 	case st < 200 || st > 299:
+		if st >= 300 && st <= 399 {
+			s.redirectNext = s.p // its requests may be sent again elsewhere
+		}
 		var note string
 		if st <= 0 {
 			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))

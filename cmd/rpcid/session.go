@@ -202,9 +202,13 @@ type session struct {
 	// logOverlap, once two runs were open at once, the sentence findings
 	// about requests and answers end with.
 	unreadable bool // the response body of the HAR entry being read could not be decoded
-	logRunAt   int
-	logRunOpen bool
-	logOverlap string
+	// redirectNext is the part of a HAR entry answered with a redirect
+	// (3xx), and redirectFrom that of the entry before the one being read,
+	// if it was one.
+	redirectNext, redirectFrom *part
+	logRunAt                   int
+	logRunOpen                 bool
+	logOverlap                 string
 	// logSent is who sent the messages of a go-sdk log's "write: " lines.
 	logSent direction
 
@@ -520,6 +524,18 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 			break
 		}
 		s.retire(sd, key, y, t.method(y) == t.method(x))
+	}
+	if from := s.redirectFrom; from != nil && from != s.p && !server {
+		// The entry before was redirected (307, 308) to another origin,
+		// whose session this is: the request sent there again is the same
+		// request, as one sent again to the same origin is.
+		here := s.p
+		s.usePart(from)
+		fsd := &s.t.sides[si]
+		if y, ok := fsd.get(key); ok && s.t.at(y).flags&(fAnswered|fFailed) == fFailed && s.t.method(y) == t.method(x) {
+			s.retire(fsd, key, y, true)
+		}
+		s.usePart(here)
 	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
