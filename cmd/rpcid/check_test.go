@@ -106,6 +106,7 @@ var captures = []struct {
 	{"har-then-jsonl.har", 1, []string{kindInvalid}},                                               // a capture joined after a HAR with cat
 	{"json-seq-mislabelled.har", 1, []string{kindAnsweredTwice}},                                   // json-seq bodies, one labelled text/plain
 	{"redirect-other-origin.har", 0, nil},                                                          // a 307 from http to https: the request sent there again is the same one
+	{"sse-2024-11-05-reconnect.har", 1, []string{kindUnanswered}},                                  // a client reconnects: two sessions named by their endpoint events
 	{"retried-after-http-failure.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sent again after 401, 307, 503
 	{"websocket.har", 1, []string{kindTypeChanged, kindNullResponse, kindInvalid, kindUnanswered}}, // Chrome's _webSocketMessages
 	{"websocket-frames-missing.har", 1, []string{kindNothing}},                                     // a HAR writer that records no frames

@@ -74,6 +74,12 @@ func partKey(n int, e *harEntry) string {
 	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
 	}
+	if id := sseSession(e); id != "" {
+		// The 2024-11-05 HTTP+SSE transport: the GET stream's endpoint
+		// event names the session, and its POSTs carry the name in their
+		// URL, whatever the host (a reconnect starts a new one).
+		return "sse " + id
+	}
 	origin := "" // a URL without a host: one session for all of them
 	if u, err := url.Parse(e.Request.URL.v); err == nil && u.Host != "" {
 		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
@@ -85,6 +91,48 @@ func partKey(n int, e *harEntry) string {
 		}
 	}
 	return origin + " " + sid
+}
+
+// sseSession returns the session of an entry of the 2024-11-05 HTTP+SSE
+// transport: the sessionId (TypeScript SDK) or session_id (Python SDK)
+// query parameter of a POST's URL, or of the URL in the endpoint event
+// that starts a GET event stream; "" for other entries.
+func sseSession(e *harEntry) string {
+	param := func(raw string) string {
+		u, err := url.Parse(strings.TrimSpace(raw))
+		if err != nil {
+			return ""
+		}
+		q := u.Query()
+		if v := q.Get("sessionId"); v != "" {
+			return v
+		}
+		return q.Get("session_id")
+	}
+	if strings.EqualFold(e.Request.Method, "POST") {
+		return param(e.Request.URL.v)
+	}
+	if !strings.EqualFold(e.Request.Method, "GET") || e.Response == nil || e.Response.Content.Text == nil {
+		return ""
+	}
+	// The first event, as the transport sends it: "event: endpoint" and
+	// one data line.
+	text := *e.Response.Content.Text
+	if len(text) > 4096 {
+		text = text[:4096]
+	}
+	lines := strings.FieldsFunc(text, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "event: endpoint" || strings.TrimSpace(l) == "event:endpoint" {
+			if i+1 < len(lines) {
+				if d, ok := strings.CutPrefix(lines[i+1], "data:"); ok {
+					return param(d)
+				}
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // harWSMessage is one WebSocket frame: Type "send" (by the client) or

@@ -70,8 +70,11 @@
 //     A HAR that holds several MCP sessions (a desktop host's traffic to
 //     several servers, a session started anew) keeps the requests of each
 //     apart: a session is the origin of the request URL (scheme, host and
-//     port) with its Mcp-Session-Id header, and each WebSocket connection
-//     is one; ids are matched, and duplicates found, within a session. A
+//     port) with its Mcp-Session-Id header; in the 2024-11-05 HTTP+SSE
+//     transport, the sessionId (or session_id) that the GET stream's
+//     endpoint event names and its POSTs carry in their URL (a reconnect is
+//     a new session); and each WebSocket connection is one; ids are
+//     matched, and duplicates found, within a session. A
 //     response read before any request with its id, that finds none in its
 //     session, answers the first pending one of another session: an
 //     HTTP+SSE endpoint event may send the POSTs to another host than the

@@ -991,7 +991,7 @@ func (s *session) reportOpen() {
 		lostWhat := fmt.Sprintf("the event stream at entry %d", lost)
 		if lost == 0 && s.firstLost > 0 {
 			lost = s.firstLost
-			lostWhat = fmt.Sprintf("the event stream at entry %d (of another origin or session)", lost)
+			lostWhat = fmt.Sprintf("the event stream at entry %d (which the capture does not tie to this session)", lost)
 		}
 		if r.flags&fCancelled != 0 {
 			continue
