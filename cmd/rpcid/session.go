@@ -582,20 +582,9 @@ func (s *session) retire(sd *side, key idKey, y ref, retried bool) {
 	r := t.at(y)
 	t.jsUnlink(sd, y)
 	t.pendUnlink(sd, y)
-	if next := r.dupNext; next != none {
-		n := t.at(next)
-		n.dupTail = r.dupTail
-		if n.dupTail == next {
-			n.dupTail = none
-		}
-		sd.set(key, next)
-		if needsJS(n.id()) {
-			t.jsLink(sd, next)
-		}
-	} else {
+	if !t.promoteDup(sd, key, y) {
 		sd.del(key, y)
 	}
-	r.dupNext, r.dupTail = none, none
 	r.flags &^= fFailed
 	if retried {
 		t.pending--
@@ -711,6 +700,28 @@ func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 	s.deferred = append(s.deferred, deferredResponse{pos: pos, id: id, raw: string(raw), side: si, note: s.reqNote, p: s.p})
 }
 
+// promoteDup puts the first duplicate queued behind request x, if any, in
+// x's place in the table under key, and takes x out of the queue. It
+// reports whether there was one.
+func (t *table) promoteDup(sd *side, key idKey, x ref) bool {
+	r := t.at(x)
+	next, tail := r.dupNext, r.dupTail
+	r.dupNext, r.dupTail = none, none
+	if next == none {
+		return false
+	}
+	n := t.at(next)
+	n.dupTail = tail
+	if n.dupTail == next {
+		n.dupTail = none
+	}
+	sd.set(key, next)
+	if needsJS(n.id()) {
+		t.jsLink(sd, next)
+	}
+	return true
+}
+
 // answer matches the response at pos (id, raw) to the pending request x.
 func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte) {
 	t := s.t
@@ -720,21 +731,11 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 	t.pending--
 	t.pendUnlink(sd, x)
 
-	if next := r.dupNext; next != none {
-		n := t.at(next)
-		n.dupTail = r.dupTail
-		if n.dupTail == next {
-			n.dupTail = none
-		}
-		sd.set(key, next)
-		if needsJS(n.id()) {
-			t.jsLink(sd, next)
-		}
+	if t.promoteDup(sd, key, x) {
 		r.flags |= fDropped
 	}
 	r.flags |= fAnswered
 	r.setAns(pos.n())
-	r.dupNext, r.dupTail = none, none
 	newFinding := func() *finding { return &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)} }
 	sentString := r.flags&(fQuotedInt|fPlainStr) != 0 || (r.flags&fNumber == 0 && len(r.text) > 0 && r.text[0] == '"')
 	gotString := id.Kind() == rpcid.KindString
