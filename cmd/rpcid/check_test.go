@@ -582,37 +582,79 @@ func TestSessionStateBounded(t *testing.T) {
 	}
 }
 
-// The sessions of a HAR share the bound on answered requests: entries to
-// more origins than maxParts share the last session, and the answered
-// requests kept over all sessions are answeredMax.
+// The sessions of a HAR share the bound on answered requests, and idle
+// ones are forgotten beyond maxParts: after entries to more origins than
+// that, each answered at once, at most maxParts sessions are kept and the
+// answered requests kept over all sessions are answeredMax.
 func TestHARSessionsBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
 	s := newSession(c, "x")
 	s.har = true
 	n := answeredMax + 1000
 	for i := 0; i < n; i++ {
-		var e harEntry
-		entry := fmt.Sprintf(`{"request":{"method":"POST","url":"https://s%d.example.test/mcp","postData":{"mimeType":"application/json","text":%q}},`+
-			`"response":{"status":200,"content":{"mimeType":"application/json","text":%q}}}`,
-			i%(2*maxParts), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
-		if err := json.Unmarshal([]byte(entry), &e); err != nil {
-			t.Fatal(err)
-		}
-		s.harEntry(i+1, &e)
+		s.harEntry(i+1, pingEntry(t, fmt.Sprintf("https://s%d.example.test/mcp", i%(2*maxParts)), i, true))
 	}
 	s.finish()
 	answered := 0
-	for _, p := range s.parts {
-		for i := range p.t.slab {
-			if r := &p.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered != 0 {
-				answered++
-			}
+	for _, a := range s.t.ring.reqs {
+		if r := a.t.at(a.x); r.flags&fLive != 0 && r.flags&fAnswered != 0 {
+			answered++
 		}
 	}
-	if len(s.parts) != maxParts || answered != answeredMax || len(s.t.ring.reqs) != answeredMax {
-		t.Errorf("after %d entries to %d origins: %d sessions, %d answered requests kept, ring %d; want %d, %d, %d",
-			n, 2*maxParts, len(s.parts), answered, len(s.t.ring.reqs), maxParts, answeredMax, answeredMax)
+	if len(s.parts) > maxParts || len(s.partIdx) != len(s.parts) || answered != answeredMax || len(s.t.ring.reqs) != answeredMax {
+		t.Errorf("after %d entries to %d origins: %d sessions (%d named), %d answered requests kept, ring %d; want at most %d, the same, %d, %d",
+			n, 2*maxParts, len(s.parts), len(s.partIdx), answered, len(s.t.ring.reqs), maxParts, answeredMax, answeredMax)
 	}
+	if c.errors+c.warnings != 0 {
+		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
+	}
+}
+
+// pingEntry is a HAR entry of a ping with id to url, answered if answer
+// is true (else the response is 202 without a body).
+func pingEntry(t *testing.T, url string, id int, answer bool) *harEntry {
+	t.Helper()
+	resp := fmt.Sprintf(`"response":{"status":200,"content":{"mimeType":"application/json","text":%q}}`, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id))
+	if !answer {
+		resp = `"response":{"status":202,"content":{"size":0}}`
+	}
+	var e harEntry
+	entry := fmt.Sprintf(`{"request":{"method":"POST","url":%q,"postData":{"mimeType":"application/json","text":%q}},%s}`,
+		url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id), resp)
+	if err := json.Unmarshal([]byte(entry), &e); err != nil {
+		t.Fatal(err)
+	}
+	return &e
+}
+
+// Sessions with requests pending are never shared or forgotten, however
+// many: 3000 sessions each send a request with id 0, and the answers come
+// after all of them. Sharing a table (as before) made the ids collide:
+// duplicates and second answers that were not.
+func TestHARManySessionsPending(t *testing.T) {
+	var c checker
+	c.w = bufio.NewWriter(io.Discard)
+	c.otherEvents = map[string]int{}
+	s := newSession(&c, "x")
+	s.har = true
+	const n = 3 * maxParts
+	for i := 0; i < n; i++ {
+		s.harEntry(i+1, pingEntry(t, fmt.Sprintf("https://s%d.example.test/mcp", i), 0, false))
+	}
+	if len(s.parts) != n {
+		t.Errorf("%d sessions with a request pending, kept %d", n, len(s.parts))
+	}
+	// The answers, on each session's GET stream.
+	for i := 0; i < n; i++ {
+		var e harEntry
+		entry := fmt.Sprintf(`{"request":{"method":"GET","url":"https://s%d.example.test/mcp"},"response":{"status":200,"content":{"mimeType":"text/event-stream","text":%q}}}`,
+			i, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n")
+		if err := json.Unmarshal([]byte(entry), &e); err != nil {
+			t.Fatal(err)
+		}
+		s.harEntry(n+i+1, &e)
+	}
+	s.finish()
 	if c.errors+c.warnings != 0 {
 		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
 	}

@@ -301,7 +301,7 @@ func skipValue(dec *json.Decoder) error {
 // connection's frames are each the sender's.
 func (s *session) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
-	s.use(partKey(n, e))
+	s.use(partKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
 	s.unreadable = false

@@ -221,10 +221,12 @@
 // do not carry over to the next. Memory stays bounded by the requests
 // pending (about 120 bytes each with integer ids), the last 65536 answered
 // requests of the capture (to recognize a second answer), the longest line
-// (JSON Lines, at most 64 MiB) or entry (HAR), and in a HAR the responses waiting for a
-// later request and its sessions (at most 1024: later ones share the
-// last), not by the size of a capture. Output is
-// buffered, and written whenever check waits for input.
+// (JSON Lines, at most 64 MiB) or entry (HAR), and in a HAR the responses
+// waiting for a later request and its sessions, not by the size of a
+// capture. A HAR's sessions with nothing pending are kept up to 1024; beyond
+// that the least recently used are forgotten (a second answer to one of
+// their requests then reads as answering no request). Output is buffered,
+// and written whenever check waits for input.
 //
 // A capture that cannot be read to its end (a read error, a truncated or
 // corrupt compressed file) is reported as "could not read" and not counted as

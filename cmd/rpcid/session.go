@@ -62,6 +62,16 @@ type part struct {
 	t           *table
 	deferredIdx [2]map[rpcid.Key][]int
 	lostStream  int
+	key         string // its key in partIdx
+	used        int    // the HAR entry that last used it
+}
+
+// idle reports whether p holds nothing a later message could need but its
+// answered requests: no request pending, no response waiting for one, no
+// event stream lost. It must not be the part in use, whose state is in the
+// session.
+func (p *part) idle() bool {
+	return p.t.pending == 0 && len(p.deferredIdx[0]) == 0 && len(p.deferredIdx[1]) == 0 && p.lostStream == 0
 }
 
 // partFor returns the part in which the deferred response d is matched:
@@ -89,26 +99,58 @@ func (p *part) request(s *session, x ref) *request {
 	return p.t.at(x)
 }
 
-// maxParts bounds the parts of a HAR: beyond it, new sessions share the
-// last part.
+// maxParts bounds the idle parts of a HAR (see part.idle). Parts with
+// something pending are never forgotten, so their number is bounded by the
+// requests and responses pending; when maxParts are reached, the idle ones
+// least recently used are forgotten until half as many remain. A session
+// forgotten this way starts afresh if the capture goes on with it, and a
+// second answer to one of its requests then reads as an answer to no
+// request.
 const maxParts = 1024
 
-// use makes the part named key the one in use, creating it when new.
-func (s *session) use(key string) {
+// use makes the part named key the one in use, creating it when new; entry
+// is the HAR entry being read.
+func (s *session) use(key string, entry int) {
 	p, ok := s.partIdx[key]
 	if !ok {
-		if len(s.parts) >= maxParts {
-			p = s.parts[len(s.parts)-1]
-		} else {
-			p = &part{t: newTable(s.t.ring)}
-			if s.partIdx == nil {
-				s.partIdx = map[string]*part{}
-			}
-			s.partIdx[key] = p
-			s.parts = append(s.parts, p)
+		if len(s.parts) >= max(maxParts, s.partLimit) {
+			s.forgetIdle()
+			// Forget again only when the parts have doubled: each part
+			// is looked at a bounded number of times.
+			s.partLimit = 2 * len(s.parts)
+		}
+		p = &part{t: newTable(s.t.ring), key: key}
+		if s.partIdx == nil {
+			s.partIdx = map[string]*part{}
+		}
+		s.partIdx[key] = p
+		s.parts = append(s.parts, p)
+	}
+	p.used = entry
+	s.usePart(p)
+}
+
+// forgetIdle forgets the idle parts least recently used, until at most
+// maxParts/2 parts remain or no idle one does. Their answered requests stay
+// in the ring until it drops them.
+func (s *session) forgetIdle() {
+	var idle []*part
+	for _, p := range s.parts {
+		if p != s.p && p != s.redirectNext && p != s.redirectFrom && p.idle() {
+			idle = append(idle, p)
 		}
 	}
-	s.usePart(p)
+	slices.SortFunc(idle, func(a, b *part) int { return cmp.Compare(a.used, b.used) })
+	n := min(len(idle), len(s.parts)-maxParts/2)
+	if n <= 0 {
+		return
+	}
+	gone := make(map[*part]bool, n)
+	for _, p := range idle[:n] {
+		gone[p] = true
+		delete(s.partIdx, p.key)
+	}
+	s.parts = slices.DeleteFunc(s.parts, func(p *part) bool { return gone[p] })
 }
 
 // usePart makes p the part in use.
@@ -178,9 +220,10 @@ type session struct {
 	// requests, keyed by the origin of the request URL and its
 	// Mcp-Session-Id header (each WebSocket connection is its own). t,
 	// deferredIdx and lostStream are those of the part in use, p.
-	p       *part
-	parts   []*part
-	partIdx map[string]*part
+	p         *part
+	parts     []*part
+	partIdx   map[string]*part
+	partLimit int // the number of parts at which idle ones are forgotten, if above maxParts
 
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
