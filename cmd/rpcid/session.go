@@ -695,27 +695,30 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	t := s.t
 	sd := &t.sides[si]
 	if id.Kind() == rpcid.KindNull {
-		if x, ok := sd.get(keyOf(id)); ok && t.at(x).flags&fAnswered == 0 {
+		x, ok := sd.get(keyOf(id))
+		if ok && t.at(x).flags&fAnswered == 0 {
 			// A request sent with a null id is pending: this answers it,
 			// unless it is a parse error or an invalid request, which may
 			// as well reply to a message the peer could not read.
 			s.answer(pos, sd, x, id, raw)
 			if code := describeError(errRaw).code; errRaw != nil && (code == "-32700" || code == "-32600") {
-				s.nullResponse(pos, si, raw, errRaw, x)
+				s.nullResponse(pos, si, raw, errRaw, x, none)
 			}
 			return
 		}
-		s.nullResponse(pos, si, raw, errRaw, none)
+		// A request sent with a null id and already answered: this may be
+		// a second answer to it.
+		again := none
+		if ok {
+			again = x
+		}
+		s.nullResponse(pos, si, raw, errRaw, none, again)
 		return
 	}
 	x, ok := sd.get(keyOf(id))
 	if ok && t.at(x).flags&fAnswered != 0 {
-		r := t.at(x)
 		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)}
-		at := position{line: int(r.ans())}
-		if s.har {
-			at = position{entry: int(r.ans())}
-		}
+		at := s.answeredAt(x)
 		f.AnsweredLine, f.AnsweredEntry = at.line, at.entry
 		msg := fmt.Sprintf("response id %s is a second answer: %s was already answered at %s", show(raw), s.describe(x), at)
 		s.report(pos, levelError, kindAnsweredTwice, s.withHint(msg, f, x), f)
@@ -894,12 +897,21 @@ func describeError(raw []byte) errorInfo {
 // nullReq, unless none, is a request sent with a null id that the response
 // was taken to answer, although its error (parse error or invalid request)
 // may as well reply to a message the peer could not read.
-func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq ref) {
+func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq, again ref) {
 	f := &finding{ID: clone(raw)}
 	var msg string
+	// second names the request sent with a null id and answered already,
+	// which this response may answer again.
+	second := ""
+	if again != none {
+		second = "a second answer to " + s.describe(again) + ", which was sent with a null id and answered at " + s.answeredAt(again).String()
+	}
 	read := true
 	if errRaw == nil {
 		msg = "response with a null id carries a result: the peer read a request and answered it, but dropped its id"
+		if second != "" {
+			msg = "response with a null id carries a result: " + second + ", or the answer to a request whose id the peer dropped"
+		}
 	} else {
 		info := describeError(errRaw)
 		if len(errRaw) <= 1024 {
@@ -912,26 +924,50 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 			if nullReq != none {
 				f.Request = s.ref(nullReq)
 				msg += ", or it answers " + s.describe(nullReq) + ", which was sent with a null id"
+			} else if second != "" {
+				f.Request = s.ref(again)
+				msg += ", or it is " + second
 			}
 		case "":
 			msg = "response with a null id: its error has no numeric code, so whether the peer read a request is unknown (" + info.text + ")"
 			read = false
 		default:
 			msg = fmt.Sprintf("response with a null id (%s): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error %s shows the peer read the request and dropped its id", info.text, info.code)
+			if second != "" {
+				msg = fmt.Sprintf("response with a null id (%s): %s, or the peer read another request and dropped its id (only a parse error, -32700, or an invalid request, -32600, excuses a null id)", info.text, second)
+			}
 		}
 	}
 	if read {
+		if again != none {
+			f.Request = s.ref(again)
+		}
 		if x, how := s.likely(si); x != none {
 			f.Request = s.ref(x)
-			msg += "; likely the answer to " + s.describe(x) + ", " + how
+			if again != none {
+				msg += "; if so, likely the answer to " + s.describe(x) + ", " + how
+			} else {
+				msg += "; likely the answer to " + s.describe(x) + ", " + how
+			}
 			if n := pos.n(); n <= math.MaxUint32 {
 				r := s.t.at(x)
 				r.note, r.flags = uint32(n), r.flags|fNullNote
+				if again != none {
+					r.flags |= fNullMaybe
+				}
 			}
 			s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
 		}
 	}
 	s.report(pos, levelError, kindNullResponse, msg, f)
+}
+
+// answeredAt returns where the answered request x got its answer.
+func (s *session) answeredAt(x ref) position {
+	if s.har {
+		return position{entry: int(s.t.at(x).ans())}
+	}
+	return position{line: int(s.t.at(x).ans())}
 }
 
 // note returns the index+1 of a note in s.notes, adding it if new.
@@ -1067,6 +1103,9 @@ func (s *session) reportOpen() {
 				at = position{entry: int(r.note)}
 			}
 			f.Note = fmt.Sprintf("the response with a null id at %s is likely its answer", at)
+			if r.flags&fNullMaybe != 0 {
+				f.Note = fmt.Sprintf("the response with a null id at %s may be its answer", at)
+			}
 			msg += " (" + f.Note + ")"
 		case r.note > 0:
 			f.Note = s.notes[r.note-1]

@@ -35,6 +35,7 @@ const (
 	fLive                          // the record is in use
 	fInPend                        // linked in its side's pending list (unclaimed by a null-id response)
 	fNullNote                      // note is the line or entry of the null-id response likely answering it
+	fNullMaybe                     // with fNullNote: that response may instead answer a request sent with a null id again
 	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
 )
 
