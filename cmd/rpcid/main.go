@@ -301,7 +301,10 @@
 // byte recording each request id, and pass its standard output back line by
 // line with response ids restored; its standard error passes through. It
 // exits with COMMAND's exit status (128+N when signal N ended it); SIGINT,
-// SIGTERM and SIGHUP are passed on to COMMAND.
+// SIGTERM and SIGHUP are passed on to COMMAND, and the proxy waits for it to
+// exit. On Linux, a proxy killed with SIGKILL takes COMMAND with it (the
+// kernel sends it SIGKILL), so a server that ignores SIGTERM does not outlive
+// a host that gave up on it.
 //
 // Flags:
 //

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -233,4 +234,72 @@ func startBinary(t *testing.T, cmd *exec.Cmd) (string, <-chan string) {
 		t.Fatal("no start line")
 	}
 	return "", nil
+}
+
+// A host that gives up on a stdio server ignoring SIGTERM kills the proxy
+// with SIGKILL, which the proxy cannot pass on: on Linux the kernel then ends
+// the command too, so that no server lives on without its client.
+func TestProxyStdioKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the command outlives a proxy killed with SIGKILL except on Linux (see bindToProxy)")
+	}
+	bin := buildRpcid(t)
+	cmd := exec.Command(bin, append([]string{"proxy", "--"}, helperCommand(t, "deaf")...)...)
+	stdin, err := cmd.StdinPipe() // kept open: the command sees no end of input
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- strings.TrimSpace(l)
+	}()
+	var pid int
+	select {
+	case l := <-line:
+		if pid, err = strconv.Atoi(l); err != nil {
+			t.Fatalf("the command printed %q, want its process id", l)
+		}
+	case <-time.After(wait):
+		t.Fatal("the command printed nothing")
+	}
+	// It ignores SIGTERM, passed on to it: the proxy waits for it.
+	cmd.Process.Signal(syscall.SIGTERM)
+	time.Sleep(200 * time.Millisecond)
+	if !alive(pid) {
+		t.Fatal("the command ended after SIGTERM, which it ignores")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(wait); alive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the command (process %d) still runs %v after the proxy was killed", pid, wait)
+		}
+	}
+}
+
+// alive reports whether process pid runs: it exists and is not a zombie
+// waiting for a parent to reap it.
+func alive(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
 }

@@ -39,6 +39,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		cmd.Stderr = lg // copied, one write at a time with the proxy's lines
 	}
 	cmd.WaitDelay = stdioWaitDelay
+	defer bindToProxy(cmd)()
 	toCommand, err := cmd.StdinPipe()
 	if err != nil {
 		lg.printf("%v", err)

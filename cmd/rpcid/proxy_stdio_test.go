@@ -45,6 +45,8 @@ func helperCommand(t *testing.T, mode string) []string {
 //	exit       exits at once with status RPCID_PROXY_HELPER_EXIT.
 //	kill       kills itself with SIGKILL.
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
+//	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
+//	           exits with status 1 after 3*wait.
 func TestProxyHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -60,6 +62,11 @@ func TestProxyHelperProcess(t *testing.T) {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Kill()
 		time.Sleep(wait)
+	case "deaf":
+		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		fmt.Println(os.Getpid())
+		time.Sleep(3 * wait)
+		code = 1
 	case "trap":
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGTERM)
