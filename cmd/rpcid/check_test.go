@@ -597,13 +597,16 @@ func TestHARSessionsBounded(t *testing.T) {
 	s.finish()
 	answered := 0
 	for _, a := range s.t.ring.reqs {
+		if a.t == nil {
+			continue
+		}
 		if r := a.t.at(a.x); r.flags&fLive != 0 && r.flags&fAnswered != 0 {
 			answered++
 		}
 	}
-	if len(s.parts) > maxParts || len(s.partIdx) != len(s.parts) || answered != answeredMax || len(s.t.ring.reqs) != answeredMax {
+	if len(s.parts) > maxParts || len(s.partIdx) != len(s.parts) || answered != answeredMax || s.t.ring.n != answeredMax {
 		t.Errorf("after %d entries to %d origins: %d sessions (%d named), %d answered requests kept, ring %d; want at most %d, the same, %d, %d",
-			n, 2*maxParts, len(s.parts), len(s.partIdx), answered, len(s.t.ring.reqs), maxParts, answeredMax, answeredMax)
+			n, 2*maxParts, len(s.parts), len(s.partIdx), answered, s.t.ring.n, maxParts, answeredMax, answeredMax)
 	}
 	if c.errors+c.warnings != 0 {
 		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
@@ -898,5 +901,40 @@ func TestCheckLineTooLong(t *testing.T) {
 		"checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 1 error, 0 warnings\n"
 	if code != 1 || out != want {
 		t.Errorf("check = %d:\n%s\nwant:\n%s", code, out, want)
+	}
+}
+
+// Answered requests with long ids are forgotten by the bytes they hold, not
+// only by their number: 300 answered requests with ids of 1 MiB keep at most
+// answeredBytesMax bytes, and a second answer to a recent one is still
+// recognized.
+func TestAnsweredBytesBounded(t *testing.T) {
+	var out bytes.Buffer
+	c := &checker{w: bufio.NewWriter(&out), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	long := strings.Repeat("x", 1<<20)
+	const n = 300
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf(`"%s%d"`, long, i)
+		s.line(2*i+1, []byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`))
+		s.line(2*i+2, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`))
+	}
+	g := s.t.ring
+	if g.bytes > answeredBytesMax || g.n < answeredBytesMax/(len(long)+4)-1 || g.n >= n {
+		t.Errorf("after %d answered requests with 1 MiB ids: %d remembered, %d bytes; want at most %d bytes, about %d requests",
+			n, g.n, g.bytes, answeredBytesMax, answeredBytesMax/(len(long)+4))
+	}
+	held := 0
+	for i := range s.t.slab {
+		held += len(s.t.slab[i].text)
+	}
+	if held != g.bytes {
+		t.Errorf("the table holds %d bytes of ids, the ring counts %d", held, g.bytes)
+	}
+	id := fmt.Sprintf(`"%s%d"`, long, n-1)
+	s.line(2*n+1, []byte(`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`))
+	c.w.Flush()
+	if c.errors != 1 || !strings.Contains(out.String(), "is a second answer") {
+		t.Errorf("a second answer to the last request: %d errors, output %q", c.errors, out.String())
 	}
 }

@@ -149,7 +149,8 @@
 //     that SDK would accept a malformed spelling of the id or deliver the
 //     response to a different request.
 //   - answered-twice (error): a second response to a request already
-//     answered (among the last 65536 answered), with where the first was.
+//     answered (among the last 65536 answered, fewer when their ids exceed 64
+//     MiB in all), with where the first was.
 //   - unanswered-request (error): a request never answered (reported at the
 //     request). Requests cancelled with MCP's notifications/cancelled are
 //     exempt. When a HAR holds the request's HTTP response (a success other
@@ -220,7 +221,8 @@
 // Each capture starts a new session: requests pending at the end of one file
 // do not carry over to the next. Memory stays bounded by the requests
 // pending (about 120 bytes each with integer ids), the last 65536 answered
-// requests of the capture (to recognize a second answer), the longest line
+// requests of the capture (to recognize a second answer; fewer when their ids
+// exceed 64 MiB in all), the longest line
 // (JSON Lines, at most 64 MiB) or entry (HAR), and in a HAR the responses
 // waiting for a later request and its sessions, not by the size of a
 // capture. A HAR's sessions with nothing pending are kept up to 1024; beyond

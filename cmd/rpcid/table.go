@@ -417,29 +417,55 @@ func (t *table) firstPending(sd *side, id rpcid.ID, ok func(*request) bool) ref 
 }
 
 // answeredRing holds the last answeredMax answered requests of a capture,
-// oldest first from at.
+// oldest first from at, n of them, whose ids and method names (beyond
+// methodsMax) take at most answeredBytesMax bytes in all.
 type answeredRing struct {
-	reqs []answered
-	at   int
+	reqs  []answered // grows to answeredMax, then wraps around
+	at, n int
+	bytes int // of the requests' id texts and extra method names
 }
 
 type answered struct {
-	t *table
-	x ref
+	t    *table
+	x    ref
+	size int // t.size(x) when remembered
+}
+
+// answeredBytesMax bounds the bytes of the text the answered requests hold:
+// 65536 answered requests with ids of a megabyte each must not take 64 GB.
+const answeredBytesMax = 64 << 20
+
+// size returns the bytes of text request x holds beyond its record.
+func (t *table) size(x ref) int {
+	n := len(t.slab[x].text)
+	if t.slab[x].method == noMethod {
+		n += len(t.extra[x])
+	}
+	return n
 }
 
 // remember records an answered request for duplicate answers, forgetting
-// the capture's oldest beyond answeredMax.
+// the capture's oldest beyond answeredMax or answeredBytesMax.
 func (t *table) remember(x ref) {
 	g := t.ring
-	if len(g.reqs) < answeredMax {
-		g.reqs = append(g.reqs, answered{t, x})
-		return
+	size := t.size(x)
+	for g.n > 0 && (g.n == answeredMax || g.bytes+size > answeredBytesMax) {
+		old := g.reqs[g.at]
+		g.reqs[g.at] = answered{}
+		g.at = (g.at + 1) % len(g.reqs)
+		g.n--
+		g.bytes -= old.size
+		old.t.forget(old.x)
 	}
-	old := g.reqs[g.at]
-	g.reqs[g.at] = answered{t, x}
-	g.at = (g.at + 1) % answeredMax
-	old.t.forget(old.x)
+	if g.n == len(g.reqs) { // full: grow, oldest first again
+		reqs := make([]answered, min(max(2*len(g.reqs), 64), answeredMax))
+		copy(reqs, g.reqs[g.at:])
+		copy(reqs[len(g.reqs)-g.at:], g.reqs[:g.at])
+		g.reqs, g.at = reqs, 0
+	}
+	g.reqs[(g.at+g.n)%len(g.reqs)] = answered{t, x, size}
+	g.n++
+	g.bytes += size
 }
 
 // forget frees an answered request.
