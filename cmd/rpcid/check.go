@@ -375,8 +375,10 @@ func (c *checker) check(name string, r io.Reader) error {
 		defer zr.Close()
 		br = bufio.NewReaderSize(gzipReader{zr}, 1<<20)
 	}
+	bom := false
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		br.Discard(3)
+		bom = true
 	}
 	var err error
 	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0xff, 0xfe}) || bytes.Equal(b, []byte{0xfe, 0xff}) {
@@ -387,6 +389,12 @@ func (c *checker) check(name string, r io.Reader) error {
 			enc = "UTF-32"
 		}
 		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only", enc, b)
+		if bom {
+			// Converted to UTF-8 as if it were text in another encoding, or
+			// a UTF-8 mark written before UTF-16 text: which, the bytes do
+			// not tell.
+			s.encoding = fmt.Sprintf("the file starts with a UTF-8 byte order mark followed by the %s one (EF BB BF % X), and check reads UTF-8 only", enc, b)
+		}
 		_, err = io.Copy(io.Discard, br)
 	} else if isHAR(br) {
 		s.har = true
