@@ -228,6 +228,15 @@ func FuzzScan(f *testing.F) {
 		"{\"result\":\"\\n\\t\\r\\b\\f\\/ \u00e9\u20ac\U0001F600\\n\\t\"}",
 		`{"result":"\n\t\r\q"}`, "{\"result\":\"\\n\\t\x01\"}", "{\"result\":\"\\n\\t\xc3\"}",
 		`{"result":"\n\t\ud83d\ude00\n\t\ud83dx"}`, `{"result":"\n\t\"\\"}`, `{"result":"\n\t\\"`,
+		// Strings of 64 bytes or more, which str checks 64 bytes a block
+		// where it can: escapes and runs of reverse solidi across block
+		// boundaries, and each kind of byte that stops a block.
+		`{"result":"` + strings.Repeat(`abc\\\"de\n`, 30) + `"}`,
+		`{"result":"` + strings.Repeat("x", 62) + `\\\"` + strings.Repeat("y", 70) + `"}`,
+		`{"result":"` + strings.Repeat("x", 63) + `\"` + strings.Repeat("y", 70) + `"}`,
+		`{"result":"` + strings.Repeat("x", 70) + `\u00e9` + strings.Repeat("y", 70) + `\q"}`,
+		"{\"result\":\"" + strings.Repeat("x", 70) + "\u00e9\x01" + strings.Repeat("y", 70) + "\"}",
+		"{\"result\":\"" + strings.Repeat("xé", 70) + "\xff\"}",
 	} {
 		f.Add([]byte(s))
 	}

@@ -705,11 +705,22 @@ func (s *scanner) number(i int) int {
 // (see skipPlain). Where escapes come close together (two within eight
 // bytes, as in source code and JSON held in a string), it switches to dense,
 // which finds the escapes of eight bytes at once without a branch for each.
+// Past its first 32 bytes, where 64 remain and the platform has
+// classifyBlocks (amd64), it takes 64 bytes a block with blocks instead.
 func (s *scanner) str(i int) int {
 	data := s.data
 	i++
 	last := -8 // the offset of the last escape
+	// Blocks are tried from slow on: not for the first 32 bytes (most
+	// strings are shorter), nor, after a byte that stopped them (a
+	// multi-byte UTF-8 sequence, a \u escape), for the next 64, so that
+	// text dense with such bytes does not pay for a block at each.
+	slow := i + 32
 	for {
+		if haveBlocks && i >= slow && len(data)-i >= 64 {
+			i = blocks(data, i)
+			slow = i + 64
+		}
 		// skipPlain, written out here to save a call after each escape.
 		for ; i+8 <= len(data); i += 8 {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
