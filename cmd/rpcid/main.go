@@ -299,6 +299,10 @@
 //
 //	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
 //
+// (on every address, -listen :PORT, it names http://127.0.0.1:PORT/PATH for
+// this machine's clients and adds a warning that other machines can use the
+// gateway through it).
+//
 // SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
 // flight get 5 seconds to finish (a second signal ends them at once).
 //
