@@ -315,9 +315,11 @@
 // proxy closes COMMAND's standard output and input and reads nothing more:
 // COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
 // status 141, unless it ignores the signal), and a COMMAND that lives on
-// after that is waited for. On Linux, a proxy killed with SIGKILL takes
-// COMMAND with it (the kernel sends it SIGKILL), so a server that ignores
-// SIGTERM does not outlive a host that gave up on it.
+// after that is waited for. Likewise, when a write to COMMAND's standard
+// input fails (it closed it), the proxy closes its own, so that the
+// client's next write fails instead of blocking. On Linux, a proxy killed
+// with SIGKILL takes COMMAND with it (the kernel sends it SIGKILL), so a
+// server that ignores SIGTERM does not outlive a host that gave up on it.
 //
 // Flags:
 //

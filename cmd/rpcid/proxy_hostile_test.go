@@ -405,6 +405,66 @@ func TestProxyStdioOutputFails(t *testing.T) {
 	}
 }
 
+// When COMMAND closes its standard input and lives on, the client's next
+// write fails as it would without the proxy, instead of blocking once the
+// pipe to the proxy is full.
+func TestProxyStdioCommandClosesInput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	cmd := helperCommand(t, "closein")
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	stdoutR, stdoutW := io.Pipe()
+	sig := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, io.Discard, sig)
+	}()
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdoutR)
+	}()
+	select {
+	case line := <-ready:
+		if line != "ready\n" {
+			t.Fatalf("command printed %q, want %q", line, "ready\n")
+		}
+	case <-time.After(wait):
+		t.Fatal("command did not start")
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
+		for {
+			if _, err := stdinW.Write(line); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("the client's write failed with %v, want %v (the proxy closed its standard input)", err, io.ErrClosedPipe)
+		}
+	case <-time.After(wait):
+		stdinR.Close()
+		t.Errorf("the client's writes did not fail within %v after the command closed its input", wait)
+	}
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0 (the command's after SIGTERM)", code)
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not end after SIGTERM")
+	}
+}
+
 // A failingWriter fails every write with err.
 type failingWriter struct{ err error }
 

@@ -26,7 +26,9 @@ const stdioWaitDelay = 2 * time.Second
 // When a write to stdout fails, COMMAND's standard output is closed for
 // reading and its standard input closed, and nothing more is relayed: a
 // broken pipe (the client went away) is logged with -v, another error
-// always. COMMAND is then waited for as at the end of any session.
+// always. COMMAND is then waited for as at the end of any session. When a
+// write to COMMAND's standard input fails, stdin is closed if it is an
+// io.Closer.
 //
 // Every line is recorded before it is passed on, so no response can arrive
 // before its request's id is remembered. Ids are remembered until answered;
@@ -66,10 +68,20 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	sent := &lineCounter{r: stdin}
 	received := &lineCounter{r: fromCommand}
 	go func() {
-		io.Copy(toCommand, recordingReader(table, sent, cfg.maxMessageSize, lg))
+		in := &writeErr{w: toCommand}
+		io.Copy(in, recordingReader(table, sent, cfg.maxMessageSize, lg))
 		// The client closed its end (or COMMAND stopped reading): COMMAND
 		// sees the end of its input.
 		toCommand.Close()
+		if in.err != nil {
+			// COMMAND closed its input (or the proxy did, its client
+			// gone): nothing more is read, and the client's next write
+			// fails as it would without the proxy instead of blocking
+			// once the pipe is full.
+			if c, ok := stdin.(io.Closer); ok {
+				c.Close()
+			}
+		}
 	}()
 
 	relayed := make(chan struct{})

@@ -47,6 +47,8 @@ func helperCommand(t *testing.T, mode string) []string {
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
 //	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
 //	           exits with status 1 after 3*wait.
+//	closein    closes its standard input, prints "ready", and exits with
+//	           status 0 after SIGTERM, 1 after wait.
 //	flood      prints its process id, then writes a notification line
 //	           without pause and never reads its input, as long as its
 //	           writes succeed (a failing one raises SIGPIPE, which ends it);
@@ -99,6 +101,16 @@ func TestProxyHelperProcess(t *testing.T) {
 		select {
 		case <-end:
 		case <-time.After(3 * wait):
+			code = 1
+		}
+	case "closein":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		os.Stdin.Close()
+		fmt.Println("ready")
+		select {
+		case <-c:
+		case <-time.After(wait):
 			code = 1
 		}
 	case "trap":
