@@ -135,6 +135,8 @@ var captures = []struct {
 	{"utf16-after-utf8-bom.jsonl", 1, []string{kindNothing}},                                       // a UTF-8 byte order mark, then UTF-16 text
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
 	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
+	{"http-refused.har", 1, []string{kindUnanswered}},                                              // 404 "Session not found", 400 "No valid session ID" with a null id
+	{"http-refused-answer.har", 1, []string{kindUnanswered}},                                       // a client answer in a POST refused 404, one failed 503
 	{"notification-answered.jsonl", 1, []string{kindNullResponse}},                                 // sharplens-mcp#6: a null-id error to notifications/initialized
 	{"notification-answered-pending.jsonl", 1, []string{kindNullResponse, kindUnanswered}},         // and with a request pending, answered later
 	{"notification-answered.har", 1, []string{kindNullResponse}},                                   // a null-id error in the 200 answering a notification's POST
@@ -318,7 +320,7 @@ func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
 		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
 		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log",
-		"notification-answered-pending.jsonl"} {
+		"http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}

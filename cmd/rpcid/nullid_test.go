@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -64,5 +65,59 @@ func TestNoticesBounded(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+}
+
+// harOf returns a HAR of entries given as (method, session id, request
+// body, status, response media type, response body).
+func harOf(t *testing.T, entries ...[6]any) string {
+	t.Helper()
+	var es []any
+	for _, e := range entries {
+		req := map[string]any{"method": e[0], "url": "http://127.0.0.1:3000/mcp", "headers": []any{}}
+		if sid := e[1].(string); sid != "" {
+			req["headers"] = []any{map[string]any{"name": "Mcp-Session-Id", "value": sid}}
+		}
+		if body := e[2].(string); body != "" {
+			req["postData"] = map[string]any{"mimeType": "application/json", "text": body}
+		}
+		resp := map[string]any{"status": e[3], "statusText": "", "content": map[string]any{"mimeType": e[4], "text": e[5]}}
+		es = append(es, map[string]any{"request": req, "response": resp})
+	}
+	b, err := json.Marshal(map[string]any{"log": map[string]any{"version": "1.2", "entries": es}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A client answer in a refused POST does not answer the server request
+// whichever entry comes first, and one sent again in an exchange that
+// succeeds does.
+func TestRefusedAnswerOrder(t *testing.T) {
+	refused := `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/list\"}\n\n"
+	answer := `{"jsonrpc":"2.0","id":5,"result":{"roots":[]}}`
+	post := [6]any{"POST", "s1", answer, 404, "application/json", refused}
+	get := [6]any{"GET", "s1", "", 200, "text/event-stream", stream}
+	again := [6]any{"POST", "s1", answer, 202, "", ""}
+	for _, c := range []struct {
+		name    string
+		entries [][6]any
+		want    string
+	}{
+		{"answer first", [][6]any{post, get},
+			"<stdin>:entry 2: error: server request 5 (roots/list) was never answered (the answer sent at entry 1 was not delivered: its HTTP exchange was refused with status 404 and error -32001: Session not found, with a null id)\n"},
+		{"stream first", [][6]any{get, post},
+			"<stdin>:entry 1: error: server request 5 (roots/list) was never answered (the answer sent at entry 2 was not delivered: its HTTP exchange was refused with status 404 and error -32001: Session not found, with a null id)\n"},
+		{"sent again", [][6]any{get, post, again}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, _ := runCmd(t, strings.NewReader(harOf(t, c.entries...)), "check", "-")
+			findings, _, _ := strings.Cut(out, "checked ")
+			if findings != c.want {
+				t.Errorf("check:\n%s\nwant findings:\n%s", out, c.want)
+			}
+		})
 	}
 }

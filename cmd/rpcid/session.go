@@ -53,7 +53,12 @@ type deferredResponse struct {
 	taken bool
 	// note is the entry's reqNote: the body of its request is missing.
 	note uint32
-	p    *part // the part it was read in
+	// undelivered: a client answer sent in an HTTP exchange that failed,
+	// by which the server request it matches is not answered; that
+	// request gets the note why (0: none).
+	undelivered bool
+	why         uint32
+	p           *part // the part it was read in
 }
 
 // part is the state of one MCP session in a HAR (see session.p), while
@@ -187,14 +192,29 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
-	notes                 []string
-	noteIndex             map[string]uint32
-	noBody                map[uint32]bool // notes of HAR responses without a body
-	noAnswer              map[uint32]bool // notes of HAR 2xx responses whose body held no answer
-	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
-	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
-	lostStream            int             // the first HAR entry with an event stream and no body, or 0
-	firstLost             int             // the same, of all parts
+	// failedExchange: the HAR entry being read has a response status
+	// other than 2xx (and not a missing one), so a client answer in its
+	// request body did not reach the server, or may not have; undelivered
+	// are the server requests such answers were for, which stay pending
+	// (exchangeEnd notes why), and undeliveredLater the indexes in
+	// deferred of such answers to server requests not read yet (of another
+	// session: a POST refused for want of a session id). refusal is the
+	// error of a JSON-RPC error with a null id in its response body: the
+	// HTTP transport refusing the HTTP request, as the TypeScript SDK's
+	// Streamable HTTP server does with 400 "Bad Request: No valid session
+	// ID provided" and 404 "Session not found".
+	failedExchange   bool
+	undelivered      []ref
+	undeliveredLater []int
+	refusal          string
+	notes            []string
+	noteIndex        map[string]uint32
+	noBody           map[uint32]bool // notes of HAR responses without a body
+	noAnswer         map[uint32]bool // notes of HAR 2xx responses whose body held no answer
+	accepted         uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	noContent        uint32          // the note of requests answered 204 No Content in a HAR, or 0
+	lostStream       int             // the first HAR entry with an event stream and no body, or 0
+	firstLost        int             // the same, of all parts
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
 	reqNote uint32
@@ -687,6 +707,11 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 		m[key] = list[1:]
 	}
 	d.taken = true
+	if d.undelivered {
+		s.t.at(x).note = d.why // pending still
+		d.id, d.raw = rpcid.ID{}, ""
+		return
+	}
 	s.answer(d.pos, &s.t.sides[si], x, d.id, []byte(d.raw))
 	d.id, d.raw = rpcid.ID{}, "" // keep only the small record
 }
@@ -697,6 +722,30 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
+	if id.Kind() == rpcid.KindNull && s.httpError && s.failedExchange && errRaw != nil {
+		// The body of a non-2xx HTTP response: the transport's refusal of
+		// the HTTP request, not the answer to a JSON-RPC request whose id
+		// was dropped. The requests and answers of the exchange are
+		// reported as refused (see exchangeEnd).
+		if s.refusal == "" {
+			s.refusal = describeError(errRaw).text
+		}
+		return
+	}
+	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
+		x, ok := sd.get(keyOf(id))
+		if ok && t.at(x).flags&fAnswered == 0 {
+			// A client answer in a POST the server refused (or failed):
+			// the server request is not answered by it.
+			s.undelivered = append(s.undelivered, x)
+			return
+		}
+		if !ok && !s.final {
+			s.undeliveredLater = append(s.undeliveredLater, len(s.deferred))
+			s.deferResponse(pos, si, id, raw)
+			return
+		}
+	}
 	if id.Kind() == rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
 		if ok && t.at(x).flags&fAnswered == 0 {
@@ -1122,6 +1171,13 @@ func (s *session) finish() {
 		if d := &s.deferred[i]; !d.taken {
 			if d.p != nil {
 				s.usePart(s.partFor(d))
+			}
+			if d.undelivered {
+				sd := &s.t.sides[d.side]
+				if x, ok := sd.get(keyOf(d.id)); ok && s.t.at(x).flags&(fAnswered|fNullNote) == 0 {
+					s.t.at(x).note = d.why // pending still
+					continue
+				}
 			}
 			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)
