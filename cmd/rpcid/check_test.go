@@ -126,6 +126,7 @@ var captures = []struct {
 	{"server-requests-in-streams.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sampling, elicitation in POST streams
 	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
 	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
+	{"gateway-paths.har", 1, []string{kindDuplicate, kindUnanswered}},                              // servers behind one origin on different paths, sessions assigned by initialize
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

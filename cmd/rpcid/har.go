@@ -27,9 +27,10 @@ type harEntry struct {
 	// Response is nil when the entry has none (a HAR written with
 	// requests only).
 	Response *struct {
-		Status     int        `json:"status"`
-		StatusText string     `json:"statusText"`
-		Content    harContent `json:"content"`
+		Status     int                `json:"status"`
+		StatusText string             `json:"statusText"`
+		Headers    loose[[]harHeader] `json:"headers"`
+		Content    harContent         `json:"content"`
 		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
 		// with status 0; without it, status 0 is also a request still
 		// waiting for its response when the HAR was written.
@@ -67,9 +68,14 @@ type harHeader struct {
 	Value string `json:"value"`
 }
 
-// partKey names the MCP session a HAR entry belongs to: the origin of its
-// URL (scheme, host and port) and its Mcp-Session-Id header, or for a
-// WebSocket connection the entry itself.
+// partKey names the MCP session a HAR entry belongs to: its endpoint, the
+// URL without query or fragment (scheme and host in lower case, and the
+// path), and its session, the Mcp-Session-Id header of the request or, for
+// a request without one (initialize), the Mcp-Session-Id its response
+// assigns; or for a WebSocket connection the entry itself. Servers behind
+// one origin on different paths (a gateway's /github/mcp and /slack/mcp)
+// are different endpoints (MCP 2025-06-18, Streamable HTTP: "a single HTTP
+// endpoint path"; Session Management).
 func partKey(n int, e *harEntry) string {
 	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
@@ -80,17 +86,33 @@ func partKey(n int, e *harEntry) string {
 		// URL, whatever the host (a reconnect starts a new one).
 		return "sse " + id
 	}
-	origin := "" // a URL without a host: one session for all of them
+	endpoint := "" // a URL without a host: one endpoint for all of them
 	if u, err := url.Parse(e.Request.URL.v); err == nil && u.Host != "" {
-		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+		path := u.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+		endpoint = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + path
 	}
-	sid := ""
-	for _, h := range e.Request.Headers.v {
-		if strings.EqualFold(h.Name, "mcp-session-id") {
-			sid = h.Value
+	sid := headerValue(e.Request.Headers.v, "mcp-session-id")
+	if sid == "" && e.Response != nil {
+		// The server assigns the session in its answer to initialize,
+		// which the client sends without one.
+		sid = headerValue(e.Response.Headers.v, "mcp-session-id")
+	}
+	return endpoint + " " + sid
+}
+
+// headerValue returns the value of the last header named name (in any
+// case), or "".
+func headerValue(headers []harHeader, name string) string {
+	v := ""
+	for _, h := range headers {
+		if strings.EqualFold(h.Name, name) {
+			v = h.Value
 		}
 	}
-	return origin + " " + sid
+	return v
 }
 
 // sseSession returns the session of an entry of the 2024-11-05 HTTP+SSE

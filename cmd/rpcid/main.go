@@ -69,16 +69,19 @@
 //     first, carries the answers to POSTs made later (each answered 202).
 //     A HAR that holds several MCP sessions (a desktop host's traffic to
 //     several servers, a session started anew) keeps the requests of each
-//     apart: a session is the origin of the request URL (scheme, host and
-//     port) with its Mcp-Session-Id header; in the 2024-11-05 HTTP+SSE
+//     apart: a session is an endpoint, the request URL without query or
+//     fragment (servers behind one origin on different paths, as path-based
+//     gateways serve them, are different endpoints), with the request's
+//     Mcp-Session-Id header or, for a request without one (initialize), the
+//     Mcp-Session-Id its response assigns; in the 2024-11-05 HTTP+SSE
 //     transport, the sessionId (or session_id) that the GET stream's
 //     endpoint event names and its POSTs carry in their URL (a reconnect is
 //     a new session); and each WebSocket connection is one; ids are
 //     matched, and duplicates found, within a session. A
 //     response read before any request with its id, that finds none in its
 //     session, answers the first pending one of another session: an
-//     HTTP+SSE endpoint event may send the POSTs to another host than the
-//     GET stream that carries their answers.
+//     HTTP+SSE endpoint event may send the POSTs to another host or path
+//     than the GET stream that carries their answers.
 //     A request whose HTTP exchange failed (a status other than 2xx, or
 //     Chrome's status 0 with an _error) without an answer in its body can
 //     no longer be answered: a later request with an Equal id is no

@@ -217,8 +217,8 @@ type session struct {
 
 	// A HAR may hold several MCP sessions (a desktop host's traffic to
 	// several servers, reconnections): each is a part with its own
-	// requests, keyed by the origin of the request URL and its
-	// Mcp-Session-Id header (each WebSocket connection is its own). t,
+	// requests, keyed by endpoint and session (see partKey; each WebSocket
+	// connection is its own). t,
 	// deferredIdx and lostStream are those of the part in use, p.
 	p         *part
 	parts     []*part
