@@ -127,6 +127,7 @@ var captures = []struct {
 	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
 	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
 	{"gateway-paths.har", 1, []string{kindDuplicate, kindUnanswered}},                              // servers behind one origin on different paths, sessions assigned by initialize
+	{"sse-resumption-replay.har", 1, []string{kindAnsweredTwice}},                                  // SSE events replayed after Last-Event-ID, and an event id reused with other data
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
@@ -938,5 +939,62 @@ func TestAnsweredBytesBounded(t *testing.T) {
 	c.w.Flush()
 	if c.errors != 1 || !strings.Contains(out.String(), "is a second answer") {
 		t.Errorf("a second answer to the last request: %d errors, output %q", c.errors, out.String())
+	}
+}
+
+// The SSE events remembered for redeliveries are bounded by number and by
+// the bytes of their ids, over all sessions of a HAR: an event replayed
+// after the last seenEventsMax is still a redelivery, one replayed after
+// they were forgotten is read as a new message.
+func TestSeenEventsBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	s.har = true
+	event := func(id string) []byte {
+		return []byte("id: " + id + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+	}
+	const extra = 100
+	for i := 0; i < seenEventsMax+extra; i++ {
+		s.use(fmt.Sprintf("https://s%d.example.test/mcp ", i%3), i+1)
+		s.sse(position{entry: i + 1}, "", fromServer, event(fmt.Sprintf("e%d", i)))
+	}
+	g := &s.seen
+	held := 0
+	for _, p := range s.parts {
+		held += len(p.events)
+	}
+	if g.n != seenEventsMax || held != seenEventsMax || s.counts.notifications != seenEventsMax+extra || s.counts.redelivered != 0 {
+		t.Errorf("after %d events: %d remembered, %d held by sessions, %d notifications, %d redelivered; want %d, %d, %d, 0",
+			seenEventsMax+extra, g.n, held, s.counts.notifications, s.counts.redelivered, seenEventsMax, seenEventsMax, seenEventsMax+extra)
+	}
+	last := seenEventsMax + extra - 1
+	s.use(fmt.Sprintf("https://s%d.example.test/mcp ", last%3), last+2)
+	s.sse(position{entry: last + 2}, "", fromServer, event(fmt.Sprintf("e%d", last)))
+	if s.counts.redelivered != 1 {
+		t.Errorf("the last event replayed: %d redelivered, want 1", s.counts.redelivered)
+	}
+	s.use("https://s0.example.test/mcp ", last+3)
+	s.sse(position{entry: last + 3}, "", fromServer, event("e0"))
+	if s.counts.redelivered != 1 || s.counts.notifications != seenEventsMax+extra+1 {
+		t.Errorf("the first event, forgotten, replayed: %d redelivered, %d notifications; want 1, %d", s.counts.redelivered, s.counts.notifications, seenEventsMax+extra+1)
+	}
+
+	// Ids of 1 MiB: at most seenEventBytesMax bytes of them are kept.
+	s = newSession(c, "y")
+	s.har = true
+	s.use("https://s.example.test/mcp ", 1)
+	long := strings.Repeat("x", 1<<20)
+	const n = 40
+	for i := 0; i < n; i++ {
+		s.sse(position{entry: 1}, "", fromServer, event(fmt.Sprintf("%s%d", long, i)))
+	}
+	g = &s.seen
+	if g.bytes > seenEventBytesMax || g.n != seenEventBytesMax/(len(long)+2) || len(s.p.events) != g.n {
+		t.Errorf("after %d events with 1 MiB ids: %d remembered (%d held), %d bytes; want at most %d bytes, %d events",
+			n, g.n, len(s.p.events), g.bytes, seenEventBytesMax, seenEventBytesMax/(len(long)+2))
+	}
+	s.sse(position{entry: 1}, "", fromServer, event(fmt.Sprintf("%s%d", long, n-1)))
+	if s.counts.redelivered != 1 {
+		t.Errorf("the last long event replayed: %d redelivered, want 1", s.counts.redelivered)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"net/url"
@@ -759,9 +760,19 @@ func looksLikeSSE(b []byte) bool {
 // events of MCP's resumable streams) and comments are skipped. Lines end in
 // CRLF, LF or CR. An event not followed by a blank line at the end of the
 // body is still read: capture tools often trim trailing newlines.
+//
+// An event with an id field that repeats the id and the data, byte for
+// byte, of an event read before in the same MCP session (see partKey) is a
+// redelivery of that event, not a new message: a client resuming a stream
+// with a GET carrying Last-Event-ID gets the events after it replayed with
+// their ids, which are unique across all streams of a session (MCP
+// 2025-06-18, Streamable HTTP, "Resumability and Redelivery"). It is
+// counted in the summary. An event that repeats an id with other data is
+// not a redelivery of the event that had it, and is checked as a message of
+// its own. Event ids are remembered as seenEvents bounds them.
 func (s *session) sse(pos position, loc string, dir direction, body []byte) {
-	var data, typ []byte
-	hasData := false
+	var data, typ, eid []byte
+	hasData, hasID := false, false
 	event := 0
 	dispatch := func() {
 		if hasData {
@@ -777,12 +788,16 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 				s.otherEvents[t]++
 				s.c.otherEvents[t]++
 			case len(bytes.TrimSpace(data)) > 0:
+				if hasID && len(eid) > 0 && s.redelivered(eid, data) {
+					s.counts.redelivered++
+					break
+				}
 				s.event = event
 				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
 				s.event = 0
 			}
 		}
-		data, typ, hasData = data[:0], typ[:0], false
+		data, typ, eid, hasData, hasID = data[:0], typ[:0], eid[:0], false, false
 	}
 	for len(body) > 0 {
 		i := bytes.IndexAny(body, "\r\n")
@@ -814,9 +829,83 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 			hasData = true
 		case "event":
 			typ = append(typ[:0], value...)
+		case "id":
+			// The SSE standard ignores an id holding U+0000.
+			if bytes.IndexByte(value, 0) < 0 {
+				eid = append(eid[:0], value...)
+				hasID = true
+			}
 		}
 	}
 	dispatch()
+}
+
+// seenEvent is an SSE event read in a HAR: its id and a hash of its data.
+type seenEvent struct {
+	id   string
+	data uint64
+}
+
+// seenEvents remembers the SSE events with ids read in a HAR's sessions,
+// for redeliveries: the last seenEventsMax of the capture, whose ids take
+// at most seenEventBytesMax bytes in all; older ones are forgotten, and an
+// event replayed after them is checked as a new message.
+type seenEvents struct {
+	seed  maphash.Seed
+	ring  []seenRef // grows to seenEventsMax, then wraps around
+	at, n int
+	bytes int
+}
+
+// seenRef is a remembered event and the session that read it.
+type seenRef struct {
+	p *part
+	e seenEvent
+}
+
+const (
+	seenEventsMax     = 1 << 16
+	seenEventBytesMax = 16 << 20 // 65536 ids of 256 bytes
+)
+
+// redelivered reports whether the SSE event with id and data was read
+// before in the session in use, and remembers it if not.
+func (s *session) redelivered(id, data []byte) bool {
+	g := &s.seen
+	if g.n == 0 && len(g.ring) == 0 {
+		g.seed = maphash.MakeSeed()
+	}
+	p := s.p
+	e := seenEvent{data: maphash.Bytes(g.seed, data)}
+	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
+		return true
+	}
+	if len(id) > seenEventBytesMax {
+		return false // not remembered
+	}
+	e.id = string(id)
+	for g.n > 0 && (g.n == seenEventsMax || g.bytes+len(e.id) > seenEventBytesMax) {
+		old := g.ring[g.at]
+		g.ring[g.at] = seenRef{}
+		g.at = (g.at + 1) % len(g.ring)
+		g.n--
+		g.bytes -= len(old.e.id)
+		delete(old.p.events, old.e)
+	}
+	if g.n == len(g.ring) { // full: grow, oldest first again
+		ring := make([]seenRef, min(max(2*len(g.ring), 64), seenEventsMax))
+		copy(ring, g.ring[g.at:])
+		copy(ring[len(g.ring)-g.at:], g.ring[:g.at])
+		g.ring, g.at = ring, 0
+	}
+	g.ring[(g.at+g.n)%len(g.ring)] = seenRef{p, e}
+	g.n++
+	g.bytes += len(e.id)
+	if p.events == nil {
+		p.events = map[seenEvent]struct{}{}
+	}
+	p.events[e] = struct{}{}
+	return false
 }
 
 // decodeBase64 decodes HAR base64 text, with or without padding, ignoring

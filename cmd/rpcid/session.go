@@ -64,6 +64,9 @@ type part struct {
 	lostStream  int
 	key         string // its key in partIdx
 	used        int    // the HAR entry that last used it
+	// events are the SSE events with ids its streams carried (see
+	// session.sse), as far as seenEvents remembers them.
+	events map[seenEvent]struct{}
 }
 
 // idle reports whether p holds nothing a later message could need but its
@@ -224,6 +227,9 @@ type session struct {
 	parts     []*part
 	partIdx   map[string]*part
 	partLimit int // the number of parts at which idle ones are forgotten, if above maxParts
+	// seen remembers the SSE events with ids of all parts, for
+	// redeliveries.
+	seen seenEvents
 
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
