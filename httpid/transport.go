@@ -17,7 +17,7 @@ import (
 
 // DefaultMaxPending is the number of request ids a Transport remembers at
 // most when its MaxPending field is zero or negative.
-const DefaultMaxPending = restore.DefaultMaxPending
+const DefaultMaxPending = 4096
 
 // DefaultMaxMessageSize is the size in bytes of the largest request body,
 // application/json response body or event-stream event a Transport examines
@@ -28,7 +28,8 @@ const DefaultMaxMessageSize = 16 << 20
 // ErrTooManyPending is returned, wrapped, by Transport.RoundTrip when sending
 // the request would make the Transport remember more than MaxPending request
 // ids. The request is not sent. Use errors.Is to test for it; through an
-// http.Client it arrives inside a *url.Error.
+// http.Client it arrives inside a *url.Error. Its text is "too many request
+// ids pending".
 var ErrTooManyPending = restore.ErrTooManyPending
 
 // Transport is an http.RoundTripper that restores JSON-RPC response ids

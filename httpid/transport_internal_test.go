@@ -4,6 +4,8 @@ import (
 	"mime"
 	"strings"
 	"testing"
+
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 func TestParseMediaType(t *testing.T) {
@@ -87,4 +89,11 @@ func TestParseMediaTypeMime(t *testing.T) {
 		}
 	}
 	t.Logf("%d values", n)
+}
+
+// The documented default is the one the Table behind a Transport applies.
+func TestDefaultMaxPending(t *testing.T) {
+	if DefaultMaxPending != restore.DefaultMaxPending {
+		t.Errorf("DefaultMaxPending = %d, restore.DefaultMaxPending = %d", DefaultMaxPending, restore.DefaultMaxPending)
+	}
 }

@@ -209,9 +209,14 @@ type Disagreement struct {
 //
 //	pair/one-vs-plus: match(sent `1`, received `"+1"`) = true, want false: clause 5: ...
 //
-// Raw ids are written as quoteRaw describes: between backquotes exactly as
-// they are, (empty: 0 bytes) for empty input, and with code points and
-// hexadecimal bytes where they hold characters that do not print.
+// Raw ids are written between backquotes exactly as they are, as
+// (empty: 0 bytes) for empty input, and, where they hold characters that do
+// not print (controls, tabs, line ends, non-ASCII spaces, invalid bytes) or
+// a backquote, with each such character as <U+XXXX>, each invalid byte as
+// <0xXX>, and the bytes in hexadecimal after them:
+//
+//	`"01"`
+//	`"<U+00A0>1"` (bytes 22 c2 a0 31 22)
 func (d Disagreement) String() string {
 	return fmt.Sprintf("%s: match(sent %s, received %s) = %v, want %v: %s",
 		d.Vector, quoteRaw(d.Sent), quoteRaw(d.Received), d.Got, d.Want, d.Reason)

@@ -384,19 +384,18 @@ func (c *checker) check(name string, r io.Reader) error {
 		bom = true
 	}
 	var err error
-	if b, _ := br.Peek(2); bytes.Equal(b, []byte{0xff, 0xfe}) || bytes.Equal(b, []byte{0xfe, 0xff}) {
-		// UTF-16 (or UTF-32LE), as Windows PowerShell 5's > writes text:
-		// JSON between systems is UTF-8 (RFC 8259 section 8.1).
-		enc := "UTF-16"
-		if b4, _ := br.Peek(4); bytes.Equal(b4, []byte{0xff, 0xfe, 0, 0}) {
-			enc = "UTF-32"
+	if enc, mark := byteOrderMark(br); enc != "" {
+		// UTF-16 or UTF-32, as Windows PowerShell 5's > writes text (UTF-16
+		// LE): JSON between systems is UTF-8 (RFC 8259 section 8.1).
+		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only: convert it first (iconv -f %s -t UTF-8)", enc, mark, enc)
+		if enc == "UTF-16" {
+			s.encoding = s.encoding[:len(s.encoding)-1] + ", or in PowerShell Out-File -Encoding utf8)"
 		}
-		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only", enc, b)
 		if bom {
 			// Converted to UTF-8 as if it were text in another encoding, or
 			// a UTF-8 mark written before UTF-16 text: which, the bytes do
 			// not tell.
-			s.encoding = fmt.Sprintf("the file starts with a UTF-8 byte order mark followed by the %s one (EF BB BF % X), and check reads UTF-8 only", enc, b)
+			s.encoding = fmt.Sprintf("the file starts with a UTF-8 byte order mark followed by the %s one (EF BB BF % X), and check reads UTF-8 only", enc, mark)
 		}
 		_, err = io.Copy(io.Discard, br)
 	} else if isHAR(br) {
@@ -420,6 +419,20 @@ func (c *checker) check(name string, r io.Reader) error {
 	c.counts.redelivered += s.counts.redelivered
 	s.finish()
 	return nil
+}
+
+// byteOrderMark returns the encoding whose byte order mark starts br, and
+// the mark: UTF-32 (00 00 FE FF, FF FE 00 00) or UTF-16 (FE FF, FF FE);
+// "" if none.
+func byteOrderMark(br *bufio.Reader) (enc string, mark []byte) {
+	b, _ := br.Peek(4)
+	switch {
+	case bytes.HasPrefix(b, []byte{0, 0, 0xfe, 0xff}), bytes.HasPrefix(b, []byte{0xff, 0xfe, 0, 0}):
+		return "UTF-32", b[:4]
+	case bytes.HasPrefix(b, []byte{0xfe, 0xff}), bytes.HasPrefix(b, []byte{0xff, 0xfe}):
+		return "UTF-16", b[:2]
+	}
+	return "", nil
 }
 
 // isHAR reports whether the capture is a HAR file: its first JSON value is

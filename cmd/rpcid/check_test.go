@@ -135,6 +135,7 @@ var captures = []struct {
 	{"pretty-printed.jsonl", 1, []string{kindNothing, kindInvalid}},                                // jq without -c
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"utf16-after-utf8-bom.jsonl", 1, []string{kindNothing}},                                       // a UTF-8 byte order mark, then UTF-16 text
+	{"utf32be.jsonl", 1, []string{kindNothing}},                                                    // UTF-32, big-endian byte order mark
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
 	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
 }

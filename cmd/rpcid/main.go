@@ -28,8 +28,9 @@
 // The format of each capture is detected from its content, after a gzip
 // file (capture.har.gz) or zlib stream (mitmproxy's .zhar) is
 // decompressed (positions then count in the text it holds) and a UTF-8
-// byte order mark is skipped; a UTF-16 or UTF-32 file (Windows PowerShell
-// 5's > writes UTF-16) is one nothing-to-check finding that says so:
+// byte order mark is skipped; a UTF-16 or UTF-32 file with a byte order
+// mark (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
+// finding that says so and how to convert it:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -214,7 +215,9 @@
 // escaped too), and the summary goes to standard error. Its members are file;
 // line (JSON Lines) or entry (HAR), both absent for the capture as a whole;
 // level; kind; message, as in the text output; and where they apply: id (the
-// id as received, as JSON); method (the request's); request (the related
+// id as received, as JSON: a number stays a number, which jq 1.6 and
+// JavaScript's JSON.parse round beyond 2^53, so read ids as text there);
+// method (the request's); request (the related
 // request: line or entry, id and method); lax (for each normalizer that would
 // have matched: normalizer, value, request, and verdict "malformed" or
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
@@ -306,6 +309,10 @@
 // rebinding). It prints one line to standard error when listening:
 //
 //	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
+//
+// (on every address, -listen :PORT, it names http://127.0.0.1:PORT/PATH for
+// this machine's clients and adds a warning that other machines can use the
+// gateway through it).
 //
 // SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
 // flight get 5 seconds to finish (a second signal ends them at once).

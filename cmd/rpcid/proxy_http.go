@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"mime"
@@ -76,7 +77,9 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
 		ConnState:         fresh.track,
 	}
-	lg.printf("listening on http://%s%s, forwarding to %s", addr, hostPath(cfg.upstream), cfg.rawURL)
+	for _, line := range listeningLines(addr, hostPath(cfg.upstream), cfg.rawURL) {
+		lg.printf("%s", line)
+	}
 	if started != nil {
 		started(addr)
 	}
@@ -339,6 +342,20 @@ func (p *httpProxy) summary() {
 }
 
 // allowedHosts returns the Host header values (lower case) that name a proxy
+// listeningLines returns the lines that say where the proxy listens: addr,
+// with path, forwarding to url. For every address (-listen :PORT) they name
+// the URL this machine's clients can use, since http://[::]:PORT is none,
+// and warn that other machines can reach the gateway through the proxy.
+func listeningLines(addr *net.TCPAddr, path, url string) []string {
+	if !addr.IP.IsUnspecified() {
+		return []string{fmt.Sprintf("listening on http://%s%s, forwarding to %s", addr, path, url)}
+	}
+	return []string{
+		fmt.Sprintf("listening on port %d of every address (http://127.0.0.1:%d%s from this machine), forwarding to %s", addr.Port, addr.Port, path, url),
+		fmt.Sprintf("warning: other machines that can reach this one can use the gateway through the proxy (-listen 127.0.0.1:%d keeps it to this machine)", addr.Port),
+	}
+}
+
 // listening on addr, from -listen value listen: the listen host as written and
 // the listener's address, each with the port; localhost with the port; when
 // listening on all addresses, 127.0.0.1, [::1] and each address of this

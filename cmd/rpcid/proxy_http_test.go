@@ -909,3 +909,29 @@ func TestProxyUpstreamQuery(t *testing.T) {
 		}
 	}
 }
+
+// Where the proxy says it listens: a URL a client can use, and a warning
+// when it listens on every address (not tested by listening there: tests
+// listen on 127.0.0.1 only).
+func TestListeningLines(t *testing.T) {
+	tests := []struct {
+		addr *net.TCPAddr
+		want []string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8939}, []string{"listening on http://127.0.0.1:8939/mcp, forwarding to https://gw.example/mcp"}},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8939}, []string{"listening on http://[::1]:8939/mcp, forwarding to https://gw.example/mcp"}},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 41107}, []string{
+			"listening on port 41107 of every address (http://127.0.0.1:41107/mcp from this machine), forwarding to https://gw.example/mcp",
+			"warning: other machines that can reach this one can use the gateway through the proxy (-listen 127.0.0.1:41107 keeps it to this machine)",
+		}},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 5000}, []string{
+			"listening on port 5000 of every address (http://127.0.0.1:5000/mcp from this machine), forwarding to https://gw.example/mcp",
+			"warning: other machines that can reach this one can use the gateway through the proxy (-listen 127.0.0.1:5000 keeps it to this machine)",
+		}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, listeningLines(tt.addr, "/mcp", "https://gw.example/mcp")); diff != "" {
+			t.Errorf("listeningLines(%v) (-want +got):\n%s", tt.addr, diff)
+		}
+	}
+}

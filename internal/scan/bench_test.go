@@ -105,6 +105,27 @@ func proseResponse(size int) []byte {
 	return []byte(b.String())
 }
 
+// textResponse is a tools/call response whose text content is line again
+// and again, about size bytes long; line is JSON string contents.
+func textResponse(line string, size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"`
+	tail := `"}],"isError":false}}`
+	var b strings.Builder
+	b.WriteString(head)
+	for b.Len() < size-len(tail)-len(line) {
+		b.WriteString(line)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// Prose in French (an accented letter every 12 bytes or so) and in Japanese
+// (three-byte UTF-8 throughout), a line feed escape at each line's end.
+const (
+	frenchLine   = `Prévisions pour Paris : pluie légère, 12 degrés, vent d'ouest à 20 km/h.\n`
+	japaneseLine = `東京の天気予報：小雨、気温十二度、西の風毎時二十キロ。\n`
+)
+
 var benchInputs = []struct {
 	name string
 	data []byte
@@ -115,6 +136,9 @@ var benchInputs = []struct {
 	{"1KB-tools-list", toolsListResponse(1024)},
 	{"1MB-tools-call", toolsCallResponse(1 << 20)},
 	{"1MB-tools-list", toolsListResponse(1 << 20)},
+	{"1KB-french", textResponse(frenchLine, 1024)},
+	{"1MB-french", textResponse(frenchLine, 1<<20)},
+	{"1MB-japanese", textResponse(japaneseLine, 1<<20)},
 }
 
 func TestBenchInputs(t *testing.T) {
