@@ -999,3 +999,44 @@ func TestSeenEventsBounded(t *testing.T) {
 		t.Errorf("the last long event replayed: %d redelivered, want 1", s.counts.redelivered)
 	}
 }
+
+// partKey: a HAR entry's session is its endpoint (scheme and host in lower
+// case, the path as sent, without query or fragment) and the Mcp-Session-Id
+// of its request, or else the one its response assigns.
+func TestPartKey(t *testing.T) {
+	entry := func(method, url, reqSID, respSID string) *harEntry {
+		hdr := func(sid string) string {
+			if sid == "" {
+				return `[]`
+			}
+			return fmt.Sprintf(`[{"name":"Content-Type","value":"application/json"},{"name":"mcp-session-id","value":%q}]`, sid)
+		}
+		var e harEntry
+		text := fmt.Sprintf(`{"request":{"method":%q,"url":%q,"headers":%s},"response":{"status":200,"headers":%s,"content":{}}}`,
+			method, url, hdr(reqSID), hdr(respSID))
+		if err := json.Unmarshal([]byte(text), &e); err != nil {
+			t.Fatal(err)
+		}
+		return &e
+	}
+	tests := []struct {
+		e    *harEntry
+		want string
+	}{
+		{entry("POST", "https://gw.example/servers/github/mcp", "", "a1"), "https://gw.example/servers/github/mcp a1"},
+		{entry("POST", "https://gw.example/servers/slack/mcp", "", "b1"), "https://gw.example/servers/slack/mcp b1"},
+		{entry("POST", "HTTPS://GW.Example/servers/github/mcp?profile=x#f", "a1", ""), "https://gw.example/servers/github/mcp a1"},
+		{entry("POST", "https://gw.example/Servers/GitHub/mcp", "a1", ""), "https://gw.example/Servers/GitHub/mcp a1"},
+		{entry("POST", "https://gw.example", "", ""), "https://gw.example/ "},
+		{entry("POST", "https://gw.example:8443/mcp", "", ""), "https://gw.example:8443/mcp "},
+		// The request's session wins over one its response names.
+		{entry("GET", "https://gw.example/mcp", "a1", "a2"), "https://gw.example/mcp a1"},
+		{entry("POST", "/mcp", "a1", ""), " a1"},
+		{entry("POST", "https://gw.example/messages?sessionId=s9", "", "a1"), "sse s9"},
+	}
+	for _, tt := range tests {
+		if got := partKey(1, tt.e); got != tt.want {
+			t.Errorf("partKey(%s %s) = %q, want %q", tt.e.Request.Method, tt.e.Request.URL.v, got, tt.want)
+		}
+	}
+}
