@@ -1040,3 +1040,25 @@ func TestPartKey(t *testing.T) {
 		}
 	}
 }
+
+// canonicalJSON spells each JSON value one way, so that a replayed event
+// written again by the server is the same data; numbers keep their
+// spelling, and text that is not one JSON value stays as it is.
+func TestCanonicalJSON(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}`, "{ \"result\" : {\"a\": [ 1, 2 ]},\n \"id\": 1, \"jsonrpc\": \"2.0\" }", true},
+		{`{"id":"\u0041"}`, `{"id":"A"}`, true},
+		{`{"id":1}`, `{"id":1.0}`, false},
+		{`{"id":1}`, `{"id":"1"}`, false},
+		{`{"id":1} {"id":1}`, `{"id":1}`, false},
+		{`not json`, `not json`, true},
+		{`not json`, `not  json`, false},
+	} {
+		if got := string(canonicalJSON([]byte(tt.a))) == string(canonicalJSON([]byte(tt.b))); got != tt.same {
+			t.Errorf("canonicalJSON(%q) == canonicalJSON(%q): %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}

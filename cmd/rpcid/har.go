@@ -761,9 +761,10 @@ func looksLikeSSE(b []byte) bool {
 // CRLF, LF or CR. An event not followed by a blank line at the end of the
 // body is still read: capture tools often trim trailing newlines.
 //
-// An event with an id field that repeats the id and the data, byte for
-// byte, of an event read before in the same MCP session (see partKey) is a
-// redelivery of that event, not a new message: a client resuming a stream
+// An event with an id field that repeats the id and the data (the same
+// JSON value, however spelled; see canonicalJSON) of an event read before
+// in the same MCP session (see partKey) is a redelivery of that event, not
+// a new message: a client resuming a stream
 // with a GET carrying Last-Event-ID gets the events after it replayed with
 // their ids, which are unique across all streams of a session (MCP
 // 2025-06-18, Streamable HTTP, "Resumability and Redelivery"). It is
@@ -840,7 +841,28 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 	dispatch()
 }
 
-// seenEvent is an SSE event read in a HAR: its id and a hash of its data.
+// canonicalJSON returns JSON text b in one spelling for each JSON value:
+// without insignificant whitespace, members sorted by name, strings
+// escaped as encoding/json escapes them (numbers keep their spelling); b
+// itself when it is not JSON. A server that stores the messages of a
+// stream to replay them may write them again otherwise than the first
+// time.
+func canonicalJSON(b []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return b
+	}
+	c, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return c
+}
+
+// seenEvent is an SSE event read in a HAR: its id and a hash of its data
+// (see canonicalJSON).
 type seenEvent struct {
 	id   string
 	data uint64
@@ -876,7 +898,7 @@ func (s *session) redelivered(id, data []byte) bool {
 		g.seed = maphash.MakeSeed()
 	}
 	p := s.p
-	e := seenEvent{data: maphash.Bytes(g.seed, data)}
+	e := seenEvent{data: maphash.Bytes(g.seed, canonicalJSON(data))}
 	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
 		return true
 	}
