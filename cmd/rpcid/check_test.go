@@ -138,6 +138,12 @@ var captures = []struct {
 	{"utf32be.jsonl", 1, []string{kindNothing}},                                                    // UTF-32, big-endian byte order mark
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
 	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
+	{"http-refused.har", 1, []string{kindUnanswered}},                                              // 404 "Session not found", 400 "No valid session ID" with a null id
+	{"http-refused-answer.har", 1, []string{kindUnanswered}},                                       // a client answer in a POST refused 404, one failed 503
+	{"notification-answered.jsonl", 1, []string{kindNullResponse}},                                 // sharplens-mcp#6: a null-id error to notifications/initialized
+	{"notification-answered-pending.jsonl", 1, []string{kindNullResponse, kindUnanswered}},         // and with a request pending, answered later
+	{"notification-answered.har", 1, []string{kindNullResponse}},                                   // a null-id error in the 200 answering a notification's POST
+	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},               // a null-id result, then the request's own answer
 }
 
 // A gzip file that cannot be read to its end is a file that could not be
@@ -316,7 +322,8 @@ func TestCheckJSON(t *testing.T) {
 func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
 		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
-		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log"} {
+		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log",
+		"http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
@@ -848,7 +855,11 @@ func checkFacts(t *testing.T, f finding) {
 			t.Errorf("%q: no number member", f.Message)
 		}
 	case kindNullResponse:
-		if (strings.Contains(f.Message, "likely the answer to") || strings.Contains(f.Message, "which was sent with a null id")) != (f.Request != nil) {
+		named := false // the message names a request
+		for _, s := range []string{"pending in the same HTTP exchange: ", "pending on the same WebSocket connection: ", "not already taken by a null-id response: ", "which was sent with a null id"} {
+			named = named || strings.Contains(f.Message, s)
+		}
+		if named != (f.Request != nil) {
 			t.Errorf("%q: request member %+v", f.Message, f.Request)
 		}
 	}

@@ -350,6 +350,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 		s.reqNote = s.note(note)
 	}
 	rpc := false // the request body holds a JSON-RPC 2.0 message
+	s.failedExchange, s.undelivered, s.undeliveredLater, s.refusal = failed(e), s.undelivered[:0], s.undeliveredLater[:0], ""
 	if e.Request.PostData != nil {
 		s.bodyName = "request"
 		rpc = s.body(pos, "request body: ", fromClient, e.Request.PostData)
@@ -366,6 +367,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	}
 	s.bodyName = ""
 	s.exchangeEnd(n, e)
+	s.failedExchange, s.undelivered, s.undeliveredLater, s.refusal = false, s.undelivered[:0], s.undeliveredLater[:0], ""
 	s.reqNote = 0
 	switch {
 	case len(e.WebSocketMessages.v) > 0:
@@ -378,6 +380,21 @@ func (s *session) harEntry(n int, e *harEntry) {
 		// HAR writer records them.
 		s.lostSockets++
 	}
+}
+
+// failed reports whether a HAR entry's HTTP exchange failed: a status
+// other than 2xx, or status 0 with Chrome's _error. A status of 0 or less
+// without _error says nothing (the exchange may not have ended).
+func failed(e *harEntry) bool {
+	resp := e.Response
+	if resp == nil {
+		return false
+	}
+	st := resp.Status
+	if st <= 0 {
+		return strings.TrimSpace(resp.Error.v) != ""
+	}
+	return st < 200 || st > 299
 }
 
 // exchangeEnd notes, for the requests of a HAR entry's HTTP exchange that
@@ -476,16 +493,46 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		if st >= 300 && st <= 399 {
 			s.redirectNext = s.p // its requests may be sent again elsewhere
 		}
-		var note string
-		if st <= 0 {
-			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
-		} else {
-			note = fmt.Sprintf("its HTTP response had status %d", st)
+		var note, status string
+		if st > 0 {
+			status = fmt.Sprintf("status %d", st)
 			if resp.StatusText != "" {
-				note += " " + showString(resp.StatusText)
+				status += " " + showString(resp.StatusText)
+			}
+		}
+		// delivered says what became of a client answer in the request
+		// body: it did not reach the server when the server refused the
+		// exchange (3xx, 4xx, a JSON-RPC error with a null id); when the
+		// exchange failed otherwise (5xx, a connection fault) the capture
+		// cannot tell whether the server read it first.
+		delivered := "went in an HTTP exchange that failed"
+		switch {
+		case st <= 0:
+			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
+		case s.refusal != "":
+			note = "its HTTP exchange was refused with " + status + " and " + s.refusal + ", with a null id"
+			delivered = "was not delivered"
+		default:
+			note = "its HTTP response had " + status
+			if st < 500 {
+				delivered = "was not delivered"
 			}
 		}
 		mark(s.note(note), true, false)
+		if len(s.undelivered)+len(s.undeliveredLater) == 0 {
+			return
+		}
+		why := s.note(fmt.Sprintf("the answer sent at entry %d %s: %s", n, delivered, note))
+		for _, x := range s.undelivered {
+			// A server request whose answer the client sent in this
+			// exchange: still pending, since the answer did not count.
+			if r := s.t.at(x); r.flags&(fAnswered|fNullNote) == 0 {
+				r.note = why
+			}
+		}
+		for _, i := range s.undeliveredLater {
+			s.deferred[i].undelivered, s.deferred[i].why = true, why
+		}
 	}
 }
 

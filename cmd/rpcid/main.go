@@ -191,11 +191,24 @@
 //     reported, naming it, since it may as well reply to an unreadable
 //     message; unanswered, it is an unanswered-request.
 //   - null-id-response (error): a response with a null id, with its cause: the
-//     peer could not read a request (error -32700 or -32600), or it read the
-//     request and dropped the id (a result, or any other error code), then
-//     with the likely request: one pending from the same HTTP exchange, or
+//     peer could not read a request (error -32700 or -32600), or it read a
+//     request and dropped its id (a result, or any other error code). When
+//     the side it answers sent a notification before it, it may instead
+//     answer a notification, which JSON-RPC forbids: the finding names the
+//     latest, and calls it likely answered when the error message names its
+//     method or, in a HAR, when it came in the exchange of a notification and
+//     of no pending request. Otherwise the finding names the request pending
+//     when it came (from the same HTTP exchange or WebSocket connection, or
 //     else the oldest pending request not already taken by another null-id
-//     response.
+//     response), which may still get an answer of its own; if it never does,
+//     its unanswered-request finding says the null-id response is likely (or
+//     may be) its answer. A JSON-RPC error with a null id in a HAR response
+//     other than 2xx is not one: it is the HTTP transport refusing the HTTP
+//     request (400 "Bad Request: No valid session ID provided", 404 "Session
+//     not found"), and the requests of that exchange are unanswered-request
+//     findings saying so. A client answer in a POST refused or failed
+//     (no 2xx status) answers no server request: if the server request is
+//     never answered, its finding says where the answer went and why.
 //   - invalid-message (error): data after a HAR file's object (another
 //     capture joined to it with cat, which is not read), or a line, body,
 //     event or batch element that is not

@@ -53,7 +53,12 @@ type deferredResponse struct {
 	taken bool
 	// note is the entry's reqNote: the body of its request is missing.
 	note uint32
-	p    *part // the part it was read in
+	// undelivered: a client answer sent in an HTTP exchange that failed,
+	// by which the server request it matches is not answered; that
+	// request gets the note why (0: none).
+	undelivered bool
+	why         uint32
+	p           *part // the part it was read in
 }
 
 // part is the state of one MCP session in a HAR (see session.p), while
@@ -190,14 +195,29 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
-	notes                 []string
-	noteIndex             map[string]uint32
-	noBody                map[uint32]bool // notes of HAR responses without a body
-	noAnswer              map[uint32]bool // notes of HAR 2xx responses whose body held no answer
-	accepted              uint32          // the note of requests answered 202 Accepted in a HAR, or 0
-	noContent             uint32          // the note of requests answered 204 No Content in a HAR, or 0
-	lostStream            int             // the first HAR entry with an event stream and no body, or 0
-	firstLost             int             // the same, of all parts
+	// failedExchange: the HAR entry being read has a response status
+	// other than 2xx (and not a missing one), so a client answer in its
+	// request body did not reach the server, or may not have; undelivered
+	// are the server requests such answers were for, which stay pending
+	// (exchangeEnd notes why), and undeliveredLater the indexes in
+	// deferred of such answers to server requests not read yet (of another
+	// session: a POST refused for want of a session id). refusal is the
+	// error of a JSON-RPC error with a null id in its response body: the
+	// HTTP transport refusing the HTTP request, as the TypeScript SDK's
+	// Streamable HTTP server does with 400 "Bad Request: No valid session
+	// ID provided" and 404 "Session not found".
+	failedExchange   bool
+	undelivered      []ref
+	undeliveredLater []int
+	refusal          string
+	notes            []string
+	noteIndex        map[string]uint32
+	noBody           map[uint32]bool // notes of HAR responses without a body
+	noAnswer         map[uint32]bool // notes of HAR 2xx responses whose body held no answer
+	accepted         uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	noContent        uint32          // the note of requests answered 204 No Content in a HAR, or 0
+	lostStream       int             // the first HAR entry with an event stream and no body, or 0
+	firstLost        int             // the same, of all parts
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
 	reqNote uint32
@@ -365,7 +385,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	if isCall && !hasID {
 		s.messages++
 		s.counts.notifications++
-		s.notification(dir, method, m.params)
+		s.notification(pos, dir, method, m.params)
 		return
 	}
 	id, err := rpcid.Parse(m.id)
@@ -444,9 +464,12 @@ func idError(err error) string {
 	return err.Error()
 }
 
-// notification handles MCP's notifications/cancelled: a cancelled request
-// need not be answered (MCP: receivers should not respond to it).
-func (s *session) notification(dir direction, method string, params json.RawMessage) {
+// notification handles a notification at pos: it is remembered for the
+// causes of a null-id response (see nullResponse), and MCP's
+// notifications/cancelled marks a cancelled request, which need not be
+// answered (MCP: receivers should not respond to it).
+func (s *session) notification(pos position, dir direction, method string, params json.RawMessage) {
+	s.t.sides[sideOf(dir == fromServer)].notified(method, s.intern(method), pos.n())
 	if method != "notifications/cancelled" || len(params) == 0 {
 		return
 	}
@@ -690,6 +713,11 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 		m[key] = list[1:]
 	}
 	d.taken = true
+	if d.undelivered {
+		s.t.at(x).note = d.why // pending still
+		d.id, d.raw = rpcid.ID{}, ""
+		return
+	}
 	s.answer(d.pos, &s.t.sides[si], x, d.id, []byte(d.raw))
 	d.id, d.raw = rpcid.ID{}, "" // keep only the small record
 }
@@ -700,6 +728,30 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
+	if id.Kind() == rpcid.KindNull && s.httpError && s.failedExchange && errRaw != nil {
+		// The body of a non-2xx HTTP response: the transport's refusal of
+		// the HTTP request, not the answer to a JSON-RPC request whose id
+		// was dropped. The requests and answers of the exchange are
+		// reported as refused (see exchangeEnd).
+		if s.refusal == "" {
+			s.refusal = describeError(errRaw).text
+		}
+		return
+	}
+	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
+		x, ok := sd.get(keyOf(id))
+		if ok && t.at(x).flags&fAnswered == 0 {
+			// A client answer in a POST the server refused (or failed):
+			// the server request is not answered by it.
+			s.undelivered = append(s.undelivered, x)
+			return
+		}
+		if !ok && !s.final {
+			s.undeliveredLater = append(s.undeliveredLater, len(s.deferred))
+			s.deferResponse(pos, si, id, raw)
+			return
+		}
+	}
 	if id.Kind() == rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
 		if ok && t.at(x).flags&fAnswered == 0 {
@@ -898,11 +950,24 @@ func describeError(raw []byte) errorInfo {
 // nullResponse reports a response with a null id. JSON-RPC 2.0 section 5:
 // the id is null only "if there was an error in detecting the id in the
 // Request object (e.g. Parse error/Invalid Request)"; any other null-id
-// response means the peer read the request and dropped its id.
+// response means the peer read a message and either dropped the id of a
+// request or answered a notification, which section 4.1 forbids ("The
+// Server MUST NOT reply to a Notification"). The second cause is offered
+// only when the side the response answers sent a notification before it,
+// and taken as the likely one when the error message names the
+// notification's method (sharplens-mcp#6 answers notifications/initialized
+// with "Method not found: notifications/initialized") or, in a HAR, when
+// the notification came in the same HTTP exchange and no request did.
 //
 // nullReq, unless none, is a request sent with a null id that the response
 // was taken to answer, although its error (parse error or invalid request)
 // may as well reply to a message the peer could not read.
+//
+// Findings are printed as the capture is read, so the finding names the
+// request pending when the response came (which may still get an answer
+// of its own later) as a fact; whether the response is likely that
+// request's answer is said at the end, in the finding of that request if
+// it was never answered.
 func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq, again ref) {
 	f := &finding{ID: clone(raw)}
 	var msg string
@@ -913,13 +978,9 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 		second = "a second answer to " + s.describe(again) + ", which was sent with a null id and answered at " + s.answeredAt(again).String()
 	}
 	read := true
-	if errRaw == nil {
-		msg = "response with a null id carries a result: the peer read a request and answered it, but dropped its id"
-		if second != "" {
-			msg = "response with a null id carries a result: " + second + ", or the answer to a request whose id the peer dropped"
-		}
-	} else {
-		info := describeError(errRaw)
+	var info errorInfo
+	if errRaw != nil {
+		info = describeError(errRaw)
 		if len(errRaw) <= 1024 {
 			f.Error = clone(errRaw)
 		}
@@ -937,35 +998,126 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 		case "":
 			msg = "response with a null id: its error has no numeric code, so whether the peer read a request is unknown (" + info.text + ")"
 			read = false
-		default:
-			msg = fmt.Sprintf("response with a null id (%s): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error %s shows the peer read the request and dropped its id", info.text, info.code)
-			if second != "" {
-				msg = fmt.Sprintf("response with a null id (%s): %s, or the peer read another request and dropped its id (only a parse error, -32700, or an invalid request, -32600, excuses a null id)", info.text, second)
-			}
 		}
 	}
-	if read {
-		if again != none {
-			f.Request = s.ref(again)
+	if !read {
+		s.report(pos, levelError, kindNullResponse, msg, f)
+		return
+	}
+	x, pending := s.likely(si)
+	n, how, strong := s.noticeFor(si, pos, info.message, x)
+	if n != nil && strong {
+		// The response answers a notification, not a request: no request
+		// is named as the one whose id was dropped.
+		what := "response with a null id carries a result"
+		if errRaw != nil {
+			what = "response with a null id (" + info.text + ")"
 		}
-		if x, how := s.likely(si); x != none {
-			f.Request = s.ref(x)
-			if again != none {
-				msg += "; if so, likely the answer to " + s.describe(x) + ", " + how
-			} else {
-				msg += "; likely the answer to " + s.describe(x) + ", " + how
-			}
-			if n := pos.n(); n <= math.MaxUint32 {
-				r := s.t.at(x)
-				r.note, r.flags = uint32(n), r.flags|fNullNote
-				if again != none {
-					r.flags |= fNullMaybe
-				}
-			}
-			s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
+		msg = fmt.Sprintf("%s: likely an answer to notification %s (%s), %s; JSON-RPC forbids answering a notification, and only a parse error (-32700) or an invalid request (-32600) excuses a null id",
+			what, methodName(n.display), s.posAt(n.pos), how)
+		s.report(pos, levelError, kindNullResponse, msg, f)
+		return
+	}
+	// causes are what the response may be, besides the answer to a request
+	// whose id the peer dropped.
+	var causes []string
+	if second != "" {
+		causes = append(causes, second)
+	}
+	if n != nil {
+		causes = append(causes, fmt.Sprintf("an answer to a notification, which JSON-RPC forbids (the latest: %s at %s)", methodName(n.display), s.posAt(n.pos)))
+	}
+	lead := ""
+	if len(causes) > 0 {
+		lead = strings.Join(causes, ", ") + ", or "
+	}
+	switch {
+	case errRaw == nil && lead == "":
+		msg = "response with a null id carries a result: the peer read a request and answered it, but dropped its id"
+	case errRaw == nil:
+		msg = "response with a null id carries a result: " + lead + "the answer to a request whose id the peer dropped"
+	case lead == "":
+		msg = fmt.Sprintf("response with a null id (%s): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error %s shows the peer read the request and dropped its id", info.text, info.code)
+	default:
+		other := "a request"
+		if second != "" {
+			other = "another request"
 		}
+		msg = fmt.Sprintf("response with a null id (%s): %sthe peer read %s and dropped its id (only a parse error, -32700, or an invalid request, -32600, excuses a null id)", info.text, lead, other)
+	}
+	if again != none {
+		f.Request = s.ref(again)
+	}
+	if x != none {
+		f.Request = s.ref(x)
+		msg += "; " + pending + s.describe(x)
+		if n := pos.n(); n <= math.MaxUint32 {
+			r := s.t.at(x)
+			r.note, r.flags = uint32(n), r.flags|fNullNote
+			if len(causes) > 0 {
+				r.flags |= fNullMaybe
+			}
+		}
+		s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
 	}
 	s.report(pos, levelError, kindNullResponse, msg, f)
+}
+
+// noticeFor returns the notification sent by side si that the null-id
+// response at pos may answer, or nil: the latest whose method the error
+// message names, else the latest. strong says the response is likely its
+// answer (the message names its method, or in a HAR it came in the same
+// HTTP exchange, from which no request is pending), and how says why.
+// x is the pending request the response may answer instead (see likely):
+// a message naming its method as well is no evidence.
+func (s *session) noticeFor(si int, pos position, message string, x ref) (*notice, string, bool) {
+	ns := s.t.sides[si].notices
+	if len(ns) == 0 {
+		return nil, "", false
+	}
+	if message != "" {
+		for i := len(ns) - 1; i >= 0; i-- {
+			if n := &ns[i]; n.name != "" && namesMethod(message, n.name) {
+				if x != none && s.t.method(x) == n.display {
+					break
+				}
+				return n, "whose method its error message names", true
+			}
+		}
+	}
+	n := &ns[len(ns)-1]
+	if s.har && !s.inWebSocket && n.pos == pos.n() && x == none {
+		return n, "sent in the same HTTP exchange", true
+	}
+	return n, "", false
+}
+
+// namesMethod reports whether text names the method name as a word of its
+// own: not inside a longer name.
+func namesMethod(text, name string) bool {
+	part := func(c byte) bool {
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '_' || c == '-'
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !part(text[i-1])) && (end == len(text) || !part(text[end])) {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// posAt returns the position of line or entry n.
+func (s *session) posAt(n int64) position {
+	if s.har {
+		return position{entry: int(n)}
+	}
+	return position{line: int(n)}
 }
 
 // answeredAt returns where the answered request x got its answer.
@@ -990,25 +1142,28 @@ func (s *session) note(text string) uint32 {
 	return i
 }
 
-// likely returns the request a null-id response most likely answers: in a
-// HAR, a pending request of the same HTTP exchange; else the latest request
-// of that side, if still pending.
+// likely returns the request a null-id response from side si's peer may
+// answer, with the words that say which it is: in a HAR, a pending request
+// of the same HTTP exchange (or WebSocket connection); else the oldest
+// pending request of that side not already taken by a null-id response.
+// It is the one pending when the response came: it may still get an answer
+// of its own later.
 func (s *session) likely(si int) (ref, string) {
 	server := si == 1
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
 		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
 			if s.inWebSocket {
-				return x, "sent on the same WebSocket connection"
+				return x, "pending on the same WebSocket connection: "
 			}
-			return x, "sent in the same HTTP exchange"
+			return x, "pending in the same HTTP exchange: "
 		}
 	}
 	if s.har {
 		return none, ""
 	}
 	if x := s.t.sides[si].pendHead; x != none {
-		return x, "the oldest pending request not already taken by a null-id response"
+		return x, "the oldest request then pending and not already taken by a null-id response: "
 	}
 	return none, ""
 }
@@ -1022,6 +1177,13 @@ func (s *session) finish() {
 		if d := &s.deferred[i]; !d.taken {
 			if d.p != nil {
 				s.usePart(s.partFor(d))
+			}
+			if d.undelivered {
+				sd := &s.t.sides[d.side]
+				if x, ok := sd.get(keyOf(d.id)); ok && s.t.at(x).flags&(fAnswered|fNullNote) == 0 {
+					s.t.at(x).note = d.why // pending still
+					continue
+				}
 			}
 			s.reqNote = d.note
 			s.response(d.pos, d.side == 0, d.id, []byte(d.raw), nil)

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/rpcid/rpcid"
 )
@@ -198,6 +199,41 @@ type side struct {
 	// them) could be shared with another id: fractional ids and integers
 	// beyond 2^53-1. Integers within 2^53-1 are found through index.
 	js map[uint64]jsBucket
+	// notices are the latest notifications the peer sent, one per method
+	// (at most noticesMax, oldest first), for the causes of a null-id
+	// response: a peer may answer a notification, which JSON-RPC forbids.
+	notices []notice
+}
+
+// notice is a notification a peer sent: its method name (name, "" when
+// too long to compare; display, as findings show it) and line or entry.
+type notice struct {
+	name, display string
+	pos           int64
+}
+
+// noticesMax bounds the notifications a side remembers.
+const noticesMax = 16
+
+// notified records a notification of method name (display: its display
+// form) at pos.
+func (sd *side) notified(name, display string, pos int64) {
+	if len(name) > 256 {
+		name = ""
+	}
+	for i, n := range sd.notices {
+		if n.display == display && n.name == name {
+			// The latest of its method: moved to the end, its name kept.
+			copy(sd.notices[i:], sd.notices[i+1:])
+			n.pos = pos
+			sd.notices[len(sd.notices)-1] = n
+			return
+		}
+	}
+	if len(sd.notices) >= noticesMax {
+		sd.notices = append(sd.notices[:0], sd.notices[1:]...)
+	}
+	sd.notices = append(sd.notices, notice{name: strings.Clone(name), display: display, pos: pos})
 }
 
 // table is a session's requests.
