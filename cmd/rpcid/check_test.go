@@ -1043,6 +1043,7 @@ func TestPartKey(t *testing.T) {
 		// The request's session wins over one its response names.
 		{entry("GET", "https://gw.example/mcp", "a1", "a2"), "https://gw.example/mcp a1"},
 		{entry("POST", "/mcp", "a1", ""), " a1"},
+		{entry("POST", "https://gw.example/mcp", " a1\t", ""), "https://gw.example/mcp a1"},
 		{entry("POST", "https://gw.example/messages?sessionId=s9", "", "a1"), "sse s9"},
 	}
 	for _, tt := range tests {

@@ -105,7 +105,7 @@ func partKey(n int, e *harEntry) string {
 }
 
 // headerValue returns the value of the last header named name (in any
-// case), or "".
+// case), without the whitespace around it (RFC 9110 section 5.5), or "".
 func headerValue(headers []harHeader, name string) string {
 	v := ""
 	for _, h := range headers {
@@ -113,7 +113,7 @@ func headerValue(headers []harHeader, name string) string {
 			v = h.Value
 		}
 	}
-	return v
+	return strings.Trim(v, " \t")
 }
 
 // sseSession returns the session of an entry of the 2024-11-05 HTTP+SSE
