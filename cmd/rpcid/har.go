@@ -811,13 +811,14 @@ func looksLikeSSE(b []byte) bool {
 // An event with an id field that repeats the id and the data (the same
 // JSON value, however spelled; see canonicalJSON) of an event read before
 // in the same MCP session (see partKey) is a redelivery of that event, not
-// a new message: a client resuming a stream
-// with a GET carrying Last-Event-ID gets the events after it replayed with
-// their ids, which are unique across all streams of a session (MCP
-// 2025-06-18, Streamable HTTP, "Resumability and Redelivery"). It is
-// counted in the summary. An event that repeats an id with other data is
-// not a redelivery of the event that had it, and is checked as a message of
-// its own. Event ids are remembered as seenEvents bounds them.
+// a new message: a client resuming a stream with a GET carrying
+// Last-Event-ID gets the events after it replayed with their ids, which are
+// unique across all streams of a session (MCP 2025-06-18, Streamable HTTP,
+// "Resumability and Redelivery"). It is counted in the summary. An event
+// that repeats an id with other data is not a redelivery of the event that
+// had it, and is checked as a message of its own. Only an id field of the
+// event itself counts (not the last event id an earlier event left), and
+// ids are remembered as seenEvents bounds them.
 func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 	var data, typ, eid []byte
 	hasData, hasID := false, false
