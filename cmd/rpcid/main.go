@@ -336,9 +336,15 @@
 // line with response ids restored; its standard error passes through. It
 // exits with COMMAND's exit status (128+N when signal N ended it); SIGINT,
 // SIGTERM and SIGHUP are passed on to COMMAND, and the proxy waits for it to
-// exit. On Linux, a proxy killed with SIGKILL takes COMMAND with it (the
-// kernel sends it SIGKILL), so a server that ignores SIGTERM does not outlive
-// a host that gave up on it.
+// exit. When a write to standard output fails (the client went away), the
+// proxy closes COMMAND's standard output and input and reads nothing more:
+// COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
+// status 141, unless it ignores the signal), and a COMMAND that lives on
+// after that is waited for. Likewise, when a write to COMMAND's standard
+// input fails (it closed it), the proxy closes its own, so that the
+// client's next write fails instead of blocking. On Linux, a proxy killed
+// with SIGKILL takes COMMAND with it (the kernel sends it SIGKILL), so a
+// server that ignores SIGTERM does not outlive a host that gave up on it.
 //
 // Flags:
 //
@@ -348,8 +354,9 @@
 //	-v                        log each restored id, each response id that
 //	                          matches no request or is ambiguous (Equal to
 //	                          ids sent in different spellings), each refused
-//	                          request and each rewritten endpoint event, and
-//	                          a summary on exit
+//	                          request and each rewritten endpoint event, a
+//	                          client that closed standard output (stdio),
+//	                          and a summary on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)

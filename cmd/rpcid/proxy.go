@@ -59,8 +59,10 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// away, a script that read the start line and closed the pipe) fails
 	// with EPIPE instead of killing the proxy: Go's runtime raises SIGPIPE
 	// for such writes unless the program asks for the signal. In stdio mode
-	// COMMAND then still runs to its end and its status is the proxy's. The
-	// signal is caught, not ignored, so COMMAND starts with the default.
+	// the proxy then closes COMMAND's standard output and input, waits for
+	// it and reports its status. The signal is caught, not ignored, so
+	// COMMAND starts with the default disposition and dies of SIGPIPE on its
+	// own next write, as it would without the proxy.
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)

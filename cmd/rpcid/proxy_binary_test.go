@@ -285,7 +285,9 @@ func TestProxyStdioKilled(t *testing.T) {
 	cmd.Wait()
 	for deadline := time.Now().Add(wait); alive(pid); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
 			t.Fatalf("the command (process %d) still runs %v after the proxy was killed", pid, wait)
 		}
 	}

@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -281,48 +285,190 @@ func TestProxyStdioSummaryCountsLines(t *testing.T) {
 	}
 }
 
-// When the client closes its end of the proxy's standard output and COMMAND
-// writes again, the proxy is not killed by SIGPIPE (which Go's runtime
-// raises for a write to a broken pipe on standard output): it goes on
-// passing input, and exits with COMMAND's status and its summary.
+// When the client closes its end of the proxy's standard output, COMMAND
+// sees what it would see without the proxy: its own standard output closed
+// for reading, so that its next write fails, and the end of its input. The
+// proxy reads and discards nothing, so a command that writes forever and
+// never reads its input (whose input is not closed here) is not kept alive.
+// The proxy is not killed by SIGPIPE, which Go's runtime raises for a write
+// to a broken pipe on standard output: it waits for COMMAND, logs why it
+// stopped and its summary (-v) and exits with COMMAND's status.
 func TestProxyStdioClientClosesOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
 	if runtime.GOOS == "windows" {
-		t.Skip("uses sh and signals")
+		t.Skip("uses SIGPIPE")
 	}
 	bin := buildRpcid(t)
-	cmd := exec.Command(bin, "proxy", "-v", "--", "sh", "-c", `echo first; read line; echo second; echo third; exit 3`)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		mode string
+		want int
+	}{
+		{"flood", 128 + int(syscall.SIGPIPE)}, // ended by SIGPIPE on its next write
+		{"flood-nosigpipe", 7},                // its write failed and its input ended
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if line != "first\n" || err != nil {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	stdout.Close()
-	io.WriteString(stdin, "go on\n")
-	stdin.Close()
-	err = waitBounded(t, cmd)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || exitStatus(ee.ProcessState) != 3 {
-		t.Errorf("proxy ended with %v, want exit status 3 (COMMAND's); stderr:\n%s", err, stderr.String())
-	}
-	if w := "rpcid proxy: 4 lines (1 from the client, 3 from the command); 0 ids restored, 0 unmatched\n"; !strings.HasSuffix(stderr.String(), w) {
-		t.Errorf("stderr %q, want it to end %q", stderr.String(), w)
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Setenv("RPCID_PROXY_HELPER_EXIT", "7")
+			cmd := exec.Command(bin, append([]string{"proxy", "-v", "--"}, helperCommand(t, tt.mode)...)...)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe() // kept open: the client does not close its end
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			pid, perr := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || perr != nil {
+				t.Fatalf("first line %q, %v: want the command's process id", line, err)
+			}
+			stdout.Close()
+			err = waitBounded(t, cmd)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || exitStatus(ee.ProcessState) != tt.want {
+				t.Errorf("proxy ended with %v, want exit status %d (COMMAND's); stderr:\n%s", err, tt.want, stderr.String())
+			}
+			got := stderr.String()
+			if w := "rpcid proxy: standard output closed: write /dev/stdout: broken pipe; closing the command's standard output and input\n"; !strings.HasPrefix(got, w) {
+				t.Errorf("stderr %q, want it to start %q", got, w)
+			}
+			if !regexp.MustCompile(`\nrpcid proxy: [0-9]+ lines \(0 from the client, [0-9]+ from the command\); 0 ids restored, 0 unmatched\n$`).MatchString(got) {
+				t.Errorf("stderr %q, want it to end with the summary", got)
+			}
+			if runtime.GOOS != "linux" {
+				t.Skip("the command's end was seen by the proxy's exit only: alive reads /proc, which is Linux's")
+			}
+			if alive(pid) {
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
+				t.Errorf("the command (process %d) still runs after the proxy exited", pid)
+			}
+		})
 	}
 }
+
+// When a write to standard output fails, the command's standard output and
+// input are closed, whatever the error; a broken pipe (the client went away)
+// is logged with -v only, another error always.
+func TestProxyStdioOutputFails(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses SIGPIPE")
+	}
+	epipe := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+	enospc := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+	tests := []struct {
+		err     error
+		verbose bool
+		want    string // stderr before the summary
+	}{
+		{epipe, true, "rpcid proxy: standard output closed: write /dev/stdout: broken pipe; closing the command's standard output and input\n"},
+		{epipe, false, ""},
+		{enospc, false, "rpcid proxy: cannot write to standard output: write /dev/stdout: no space left on device; closing the command's standard output and input\n"},
+	}
+	summary := regexp.MustCompile(`rpcid proxy: [0-9]+ lines? \(0 from the client, [0-9]+ from the command\); 0 ids restored, 0 unmatched\n$`)
+	for _, tt := range tests {
+		cmd := helperCommand(t, "flood")
+		stdinR, stdinW := io.Pipe() // kept open: the client does not close its end
+		var stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() {
+			cfg := proxyConfig{command: cmd, verbose: tt.verbose, maxPending: 16, maxMessageSize: 1 << 10}
+			done <- proxyStdio(cfg, stdinR, failingWriter{tt.err}, &stderr, make(chan os.Signal))
+		}()
+		select {
+		case code := <-done:
+			if want := 128 + int(syscall.SIGPIPE); code != want {
+				t.Errorf("%v, -v %v: exit status %d, want %d (SIGPIPE ended the command)", tt.err, tt.verbose, code, want)
+			}
+			got := stderr.String()
+			if tt.verbose {
+				got = summary.ReplaceAllString(got, "")
+			}
+			if got != tt.want {
+				t.Errorf("%v, -v %v: stderr %q, want %q (and the summary with -v)", tt.err, tt.verbose, stderr.String(), tt.want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("%v: the proxy did not end within %v after its output failed", tt.err, wait)
+		}
+		stdinW.Close()
+	}
+}
+
+// When COMMAND closes its standard input and lives on, the client's next
+// write fails as it would without the proxy, instead of blocking once the
+// pipe to the proxy is full.
+func TestProxyStdioCommandClosesInput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	cmd := helperCommand(t, "closein")
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	stdoutR, stdoutW := io.Pipe()
+	sig := make(chan os.Signal, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, io.Discard, sig)
+	}()
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdoutR)
+	}()
+	select {
+	case line := <-ready:
+		if line != "ready\n" {
+			t.Fatalf("command printed %q, want %q", line, "ready\n")
+		}
+	case <-time.After(wait):
+		t.Fatal("command did not start")
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
+		for {
+			if _, err := stdinW.Write(line); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("the client's write failed with %v, want %v (the proxy closed its standard input)", err, io.ErrClosedPipe)
+		}
+	case <-time.After(wait):
+		stdinR.Close()
+		t.Errorf("the client's writes did not fail within %v after the command closed its input", wait)
+	}
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0 (the command's after SIGTERM)", code)
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not end after SIGTERM")
+	}
+}
+
+// A failingWriter fails every write with err.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 // In HTTP mode, a script that reads the start line and closes its end of
 // standard error does not kill the proxy with the next line it logs.

@@ -23,6 +23,13 @@ const stdioWaitDelay = 2 * time.Second
 // response ids, passes the signals arriving on sig on to it, and returns its
 // exit status.
 //
+// When a write to stdout fails, COMMAND's standard output is closed for
+// reading and its standard input closed, and nothing more is relayed: a
+// broken pipe (the client went away) is logged with -v, another error
+// always. COMMAND is then waited for as at the end of any session. When a
+// write to COMMAND's standard input fails, stdin is closed if it is an
+// io.Closer.
+//
 // Every line is recorded before it is passed on, so no response can arrive
 // before its request's id is remembered. Ids are remembered until answered;
 // when MaxPending ids are remembered, the oldest is forgotten to make room
@@ -61,21 +68,43 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	sent := &lineCounter{r: stdin}
 	received := &lineCounter{r: fromCommand}
 	go func() {
-		io.Copy(toCommand, recordingReader(table, sent, cfg.maxMessageSize, lg))
+		in := &writeErr{w: toCommand}
+		io.Copy(in, recordingReader(table, sent, cfg.maxMessageSize, lg))
 		// The client closed its end (or COMMAND stopped reading): COMMAND
 		// sees the end of its input.
 		toCommand.Close()
+		if in.err != nil {
+			// COMMAND closed its input (or the proxy did, its client
+			// gone): nothing more is read, and the client's next write
+			// fails as it would without the proxy instead of blocking
+			// once the pipe is full.
+			if c, ok := stdin.(io.Closer); ok {
+				c.Close()
+			}
+		}
 	}()
 
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
-		r := restoringReader(table, received, cfg.maxMessageSize)
-		if _, err := io.Copy(stdout, r); err != nil {
-			// The client stopped reading: keep COMMAND from blocking on
-			// a full pipe until it exits.
-			io.Copy(io.Discard, r)
+		out := &writeErr{w: stdout}
+		io.Copy(out, restoringReader(table, received, cfg.maxMessageSize))
+		if out.err == nil {
+			return
 		}
+		// The client cannot read what COMMAND writes: COMMAND sees what it
+		// would see without the proxy, its standard output closed for
+		// reading (its next write fails with EPIPE, and SIGPIPE ends it
+		// unless it ignores the signal), and the end of its input. Nothing
+		// is read and discarded, so a command that writes forever is not
+		// kept alive by the proxy.
+		if errors.Is(out.err, syscall.EPIPE) {
+			lg.verbosef("standard output closed: %v; closing the command's standard output and input", out.err)
+		} else {
+			lg.printf("cannot write to standard output: %v; closing the command's standard output and input", out.err)
+		}
+		fromCommand.CloseWithError(errClientGone)
+		toCommand.Close()
 	}()
 
 	waited := make(chan struct{})
@@ -93,7 +122,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	close(waited)
 	outW.Close()
 	<-relayed
-	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) && !errors.Is(err, errClientGone) {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			lg.printf("%v", err)
@@ -106,6 +135,25 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 			proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
 	}
 	return exitStatus(cmd.ProcessState)
+}
+
+// errClientGone ends the copying of COMMAND's standard output once the
+// proxy's own standard output fails.
+var errClientGone = errors.New("standard output closed")
+
+// A writeErr writes to w and keeps the first error a write returned, so that
+// a failing write can be told from a failing read.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (w *writeErr) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
 }
 
 // recordingReader returns src's bytes unchanged, recording the request ids

@@ -47,6 +47,17 @@ func helperCommand(t *testing.T, mode string) []string {
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
 //	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
 //	           exits with status 1 after 3*wait.
+//	closein    closes its standard input, prints "ready", and exits with
+//	           status 0 after SIGTERM, 1 after wait.
+//	flood      prints its process id, then writes a notification line
+//	           without pause and never reads its input, as long as its
+//	           writes succeed (a failing one raises SIGPIPE, which ends it);
+//	           exits with status 1 after 3*wait.
+//	flood-nosigpipe
+//	           the same, ignoring SIGPIPE: after a write fails it reads its
+//	           input to the end and exits with status
+//	           RPCID_PROXY_HELPER_EXIT (1 when its input does not end within
+//	           3*wait).
 func TestProxyHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -67,6 +78,41 @@ func TestProxyHelperProcess(t *testing.T) {
 		fmt.Println(os.Getpid())
 		time.Sleep(3 * wait)
 		code = 1
+	case "flood", "flood-nosigpipe":
+		if mode == "flood-nosigpipe" {
+			signal.Ignore(syscall.SIGPIPE)
+		}
+		fmt.Println(os.Getpid())
+		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
+		deadline := time.Now().Add(3 * wait)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stdout.Write(line); err != nil {
+				break
+			}
+		}
+		if mode == "flood" || time.Now().After(deadline) {
+			os.Exit(1)
+		}
+		end := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, os.Stdin)
+			close(end)
+		}()
+		select {
+		case <-end:
+		case <-time.After(3 * wait):
+			code = 1
+		}
+	case "closein":
+		c := make(chan os.Signal, 1)
+		signal.Notify(c, syscall.SIGTERM)
+		os.Stdin.Close()
+		fmt.Println("ready")
+		select {
+		case <-c:
+		case <-time.After(wait):
+			code = 1
+		}
 	case "trap":
 		c := make(chan os.Signal, 1)
 		signal.Notify(c, syscall.SIGTERM)
