@@ -171,3 +171,35 @@ func TestCollidingIDs(t *testing.T) {
 		t.Errorf("exit %d, output ends %q, want %q", code, out[max(0, len(out)-300):], want)
 	}
 }
+
+// benchSSEHAR is a HAR of 2000 tools/call exchanges, each answered with an
+// event stream of two events with ids (a progress notification and the
+// answer), as go-sdk's Streamable HTTP server writes them.
+var benchSSEHAR = sync.OnceValue(func() []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"log":{"version":"1.2","entries":[`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x"}}`, i)
+		body := fmt.Sprintf("id: %d_0\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%d,\"progress\":1}}\n\nid: %d_1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hello world\"}]}}\n\n", i, i, i, i)
+		fmt.Fprintf(&b, `{"request":{"method":"POST","url":"https://mcp.example.test/mcp","headers":[{"name":"Mcp-Session-Id","value":"s1"}],"postData":{"mimeType":"application/json","text":%q}},"response":{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","text":%q}}}`, req, body)
+	}
+	b.WriteString(`]}}`)
+	return b.Bytes()
+})
+
+// BenchmarkCheckHARStreams runs check over benchSSEHAR: the cost of reading
+// HAR event streams whose events have ids.
+func BenchmarkCheckHARStreams(b *testing.B) {
+	data := benchSSEHAR()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if code := run([]string{"check", "-"}, bytes.NewReader(data), io.Discard, io.Discard); code != 0 {
+			b.Fatalf("exit status %d", code)
+		}
+	}
+}

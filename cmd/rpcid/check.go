@@ -147,6 +147,9 @@ type checker struct {
 // counts are the messages seen, for the summary.
 type counts struct {
 	requests, responses, notifications int
+	// redelivered counts the SSE events of a HAR that repeat an event of
+	// their session (see session.sse), which are not messages again.
+	redelivered int
 }
 
 // stdinCapture decides what check reads when no FILE is given. It returns
@@ -413,6 +416,7 @@ func (c *checker) check(name string, r io.Reader) error {
 	c.counts.requests += s.counts.requests
 	c.counts.responses += s.counts.responses
 	c.counts.notifications += s.counts.notifications
+	c.counts.redelivered += s.counts.redelivered
 	s.finish()
 	return nil
 }
@@ -1060,6 +1064,9 @@ func (c *checker) summary() string {
 	}
 	if c.logOther > 0 {
 		fmt.Fprintf(&b, "; %s without a message not examined", plural(c.logOther, "log line"))
+	}
+	if n.redelivered > 0 {
+		fmt.Fprintf(&b, "; %s redelivered (the id and data of an event of the same session) not counted again", plural(n.redelivered, "SSE event"))
 	}
 	b.WriteString("; ")
 	if c.errors+c.warnings == 0 {

@@ -126,6 +126,8 @@ var captures = []struct {
 	{"server-requests-in-streams.har", 1, []string{kindTypeChanged, kindUnanswered}},               // sampling, elicitation in POST streams
 	{"mislabelled-streams.har", 1, []string{kindTypeChanged}},                                      // NDJSON as text/plain, SSE as octet-stream
 	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
+	{"gateway-paths.har", 1, []string{kindDuplicate, kindUnanswered}},                              // servers behind one origin on different paths, sessions assigned by initialize
+	{"sse-resumption-replay.har", 1, []string{kindAnsweredTwice}},                                  // SSE events replayed after Last-Event-ID, and an event id reused with other data
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
@@ -949,5 +951,126 @@ func TestAnsweredBytesBounded(t *testing.T) {
 	c.w.Flush()
 	if c.errors != 1 || !strings.Contains(out.String(), "is a second answer") {
 		t.Errorf("a second answer to the last request: %d errors, output %q", c.errors, out.String())
+	}
+}
+
+// The SSE events remembered for redeliveries are bounded by number and by
+// the bytes of their ids, over all sessions of a HAR: an event replayed
+// after the last seenEventsMax is still a redelivery, one replayed after
+// they were forgotten is read as a new message.
+func TestSeenEventsBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	s.har = true
+	event := func(id string) []byte {
+		return []byte("id: " + id + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
+	}
+	const extra = 100
+	for i := 0; i < seenEventsMax+extra; i++ {
+		s.use(fmt.Sprintf("https://s%d.example.test/mcp ", i%3), i+1)
+		s.sse(position{entry: i + 1}, "", fromServer, event(fmt.Sprintf("e%d", i)))
+	}
+	g := &s.seen
+	held := 0
+	for _, p := range s.parts {
+		held += len(p.events)
+	}
+	if g.n != seenEventsMax || held != seenEventsMax || s.counts.notifications != seenEventsMax+extra || s.counts.redelivered != 0 {
+		t.Errorf("after %d events: %d remembered, %d held by sessions, %d notifications, %d redelivered; want %d, %d, %d, 0",
+			seenEventsMax+extra, g.n, held, s.counts.notifications, s.counts.redelivered, seenEventsMax, seenEventsMax, seenEventsMax+extra)
+	}
+	last := seenEventsMax + extra - 1
+	s.use(fmt.Sprintf("https://s%d.example.test/mcp ", last%3), last+2)
+	s.sse(position{entry: last + 2}, "", fromServer, event(fmt.Sprintf("e%d", last)))
+	if s.counts.redelivered != 1 {
+		t.Errorf("the last event replayed: %d redelivered, want 1", s.counts.redelivered)
+	}
+	s.use("https://s0.example.test/mcp ", last+3)
+	s.sse(position{entry: last + 3}, "", fromServer, event("e0"))
+	if s.counts.redelivered != 1 || s.counts.notifications != seenEventsMax+extra+1 {
+		t.Errorf("the first event, forgotten, replayed: %d redelivered, %d notifications; want 1, %d", s.counts.redelivered, s.counts.notifications, seenEventsMax+extra+1)
+	}
+
+	// Ids of 1 MiB: at most seenEventBytesMax bytes of them are kept.
+	s = newSession(c, "y")
+	s.har = true
+	s.use("https://s.example.test/mcp ", 1)
+	long := strings.Repeat("x", 1<<20)
+	const n = 40
+	for i := 0; i < n; i++ {
+		s.sse(position{entry: 1}, "", fromServer, event(fmt.Sprintf("%s%d", long, i)))
+	}
+	g = &s.seen
+	if g.bytes > seenEventBytesMax || g.n != seenEventBytesMax/(len(long)+2) || len(s.p.events) != g.n {
+		t.Errorf("after %d events with 1 MiB ids: %d remembered (%d held), %d bytes; want at most %d bytes, %d events",
+			n, g.n, len(s.p.events), g.bytes, seenEventBytesMax, seenEventBytesMax/(len(long)+2))
+	}
+	s.sse(position{entry: 1}, "", fromServer, event(fmt.Sprintf("%s%d", long, n-1)))
+	if s.counts.redelivered != 1 {
+		t.Errorf("the last long event replayed: %d redelivered, want 1", s.counts.redelivered)
+	}
+}
+
+// partKey: a HAR entry's session is its endpoint (scheme and host in lower
+// case, the path as sent, without query or fragment) and the Mcp-Session-Id
+// of its request, or else the one its response assigns.
+func TestPartKey(t *testing.T) {
+	entry := func(method, url, reqSID, respSID string) *harEntry {
+		hdr := func(sid string) string {
+			if sid == "" {
+				return `[]`
+			}
+			return fmt.Sprintf(`[{"name":"Content-Type","value":"application/json"},{"name":"mcp-session-id","value":%q}]`, sid)
+		}
+		var e harEntry
+		text := fmt.Sprintf(`{"request":{"method":%q,"url":%q,"headers":%s},"response":{"status":200,"headers":%s,"content":{}}}`,
+			method, url, hdr(reqSID), hdr(respSID))
+		if err := json.Unmarshal([]byte(text), &e); err != nil {
+			t.Fatal(err)
+		}
+		return &e
+	}
+	tests := []struct {
+		e    *harEntry
+		want string
+	}{
+		{entry("POST", "https://gw.example/servers/github/mcp", "", "a1"), "https://gw.example/servers/github/mcp a1"},
+		{entry("POST", "https://gw.example/servers/slack/mcp", "", "b1"), "https://gw.example/servers/slack/mcp b1"},
+		{entry("POST", "HTTPS://GW.Example/servers/github/mcp?profile=x#f", "a1", ""), "https://gw.example/servers/github/mcp a1"},
+		{entry("POST", "https://gw.example/Servers/GitHub/mcp", "a1", ""), "https://gw.example/Servers/GitHub/mcp a1"},
+		{entry("POST", "https://gw.example", "", ""), "https://gw.example/ "},
+		{entry("POST", "https://gw.example:8443/mcp", "", ""), "https://gw.example:8443/mcp "},
+		// The request's session wins over one its response names.
+		{entry("GET", "https://gw.example/mcp", "a1", "a2"), "https://gw.example/mcp a1"},
+		{entry("POST", "/mcp", "a1", ""), " a1"},
+		{entry("POST", "https://gw.example/mcp", " a1\t", ""), "https://gw.example/mcp a1"},
+		{entry("POST", "https://gw.example/messages?sessionId=s9", "", "a1"), "sse s9"},
+	}
+	for _, tt := range tests {
+		if got := partKey(1, tt.e); got != tt.want {
+			t.Errorf("partKey(%s %s) = %q, want %q", tt.e.Request.Method, tt.e.Request.URL.v, got, tt.want)
+		}
+	}
+}
+
+// canonicalJSON spells each JSON value one way, so that a replayed event
+// written again by the server is the same data; numbers keep their
+// spelling, and text that is not one JSON value stays as it is.
+func TestCanonicalJSON(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}`, "{ \"result\" : {\"a\": [ 1, 2 ]},\n \"id\": 1, \"jsonrpc\": \"2.0\" }", true},
+		{`{"id":"\u0041"}`, `{"id":"A"}`, true},
+		{`{"id":1}`, `{"id":1.0}`, false},
+		{`{"id":1}`, `{"id":"1"}`, false},
+		{`{"id":1} {"id":1}`, `{"id":1}`, false},
+		{`not json`, `not json`, true},
+		{`not json`, `not  json`, false},
+	} {
+		if got := string(canonicalJSON([]byte(tt.a))) == string(canonicalJSON([]byte(tt.b))); got != tt.same {
+			t.Errorf("canonicalJSON(%q) == canonicalJSON(%q): %v, want %v", tt.a, tt.b, got, tt.same)
+		}
 	}
 }

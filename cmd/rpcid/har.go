@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"net/url"
@@ -27,9 +28,10 @@ type harEntry struct {
 	// Response is nil when the entry has none (a HAR written with
 	// requests only).
 	Response *struct {
-		Status     int        `json:"status"`
-		StatusText string     `json:"statusText"`
-		Content    harContent `json:"content"`
+		Status     int                `json:"status"`
+		StatusText string             `json:"statusText"`
+		Headers    loose[[]harHeader] `json:"headers"`
+		Content    harContent         `json:"content"`
 		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
 		// with status 0; without it, status 0 is also a request still
 		// waiting for its response when the HAR was written.
@@ -67,9 +69,14 @@ type harHeader struct {
 	Value string `json:"value"`
 }
 
-// partKey names the MCP session a HAR entry belongs to: the origin of its
-// URL (scheme, host and port) and its Mcp-Session-Id header, or for a
-// WebSocket connection the entry itself.
+// partKey names the MCP session a HAR entry belongs to: its endpoint, the
+// URL without query or fragment (scheme and host in lower case, and the
+// path), and its session, the Mcp-Session-Id header of the request or, for
+// a request without one (initialize), the Mcp-Session-Id its response
+// assigns; or for a WebSocket connection the entry itself. Servers behind
+// one origin on different paths (a gateway's /github/mcp and /slack/mcp)
+// are different endpoints (MCP 2025-06-18, Streamable HTTP: "a single HTTP
+// endpoint path"; Session Management).
 func partKey(n int, e *harEntry) string {
 	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
@@ -80,17 +87,33 @@ func partKey(n int, e *harEntry) string {
 		// URL, whatever the host (a reconnect starts a new one).
 		return "sse " + id
 	}
-	origin := "" // a URL without a host: one session for all of them
+	endpoint := "" // a URL without a host: one endpoint for all of them
 	if u, err := url.Parse(e.Request.URL.v); err == nil && u.Host != "" {
-		origin = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+		path := u.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+		endpoint = strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host) + path
 	}
-	sid := ""
-	for _, h := range e.Request.Headers.v {
-		if strings.EqualFold(h.Name, "mcp-session-id") {
-			sid = h.Value
+	sid := headerValue(e.Request.Headers.v, "mcp-session-id")
+	if sid == "" && e.Response != nil {
+		// The server assigns the session in its answer to initialize,
+		// which the client sends without one.
+		sid = headerValue(e.Response.Headers.v, "mcp-session-id")
+	}
+	return endpoint + " " + sid
+}
+
+// headerValue returns the value of the last header named name (in any
+// case), without the whitespace around it (RFC 9110 section 5.5), or "".
+func headerValue(headers []harHeader, name string) string {
+	v := ""
+	for _, h := range headers {
+		if strings.EqualFold(h.Name, name) {
+			v = h.Value
 		}
 	}
-	return origin + " " + sid
+	return strings.Trim(v, " \t")
 }
 
 // sseSession returns the session of an entry of the 2024-11-05 HTTP+SSE
@@ -784,9 +807,21 @@ func looksLikeSSE(b []byte) bool {
 // events of MCP's resumable streams) and comments are skipped. Lines end in
 // CRLF, LF or CR. An event not followed by a blank line at the end of the
 // body is still read: capture tools often trim trailing newlines.
+//
+// An event with an id field that repeats the id and the data (the same
+// JSON value, however spelled; see canonicalJSON) of an event read before
+// in the same MCP session (see partKey) is a redelivery of that event, not
+// a new message: a client resuming a stream with a GET carrying
+// Last-Event-ID gets the events after it replayed with their ids, which are
+// unique across all streams of a session (MCP 2025-06-18, Streamable HTTP,
+// "Resumability and Redelivery"). It is counted in the summary. An event
+// that repeats an id with other data is not a redelivery of the event that
+// had it, and is checked as a message of its own. Only an id field of the
+// event itself counts (not the last event id an earlier event left), and
+// ids are remembered as seenEvents bounds them.
 func (s *session) sse(pos position, loc string, dir direction, body []byte) {
-	var data, typ []byte
-	hasData := false
+	var data, typ, eid []byte
+	hasData, hasID := false, false
 	event := 0
 	dispatch := func() {
 		if hasData {
@@ -802,12 +837,16 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 				s.otherEvents[t]++
 				s.c.otherEvents[t]++
 			case len(bytes.TrimSpace(data)) > 0:
+				if hasID && len(eid) > 0 && s.redelivered(eid, data) {
+					s.counts.redelivered++
+					break
+				}
 				s.event = event
 				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
 				s.event = 0
 			}
 		}
-		data, typ, hasData = data[:0], typ[:0], false
+		data, typ, eid, hasData, hasID = data[:0], typ[:0], eid[:0], false, false
 	}
 	for len(body) > 0 {
 		i := bytes.IndexAny(body, "\r\n")
@@ -839,9 +878,104 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 			hasData = true
 		case "event":
 			typ = append(typ[:0], value...)
+		case "id":
+			// The SSE standard ignores an id holding U+0000.
+			if bytes.IndexByte(value, 0) < 0 {
+				eid = append(eid[:0], value...)
+				hasID = true
+			}
 		}
 	}
 	dispatch()
+}
+
+// canonicalJSON returns JSON text b in one spelling for each JSON value:
+// without insignificant whitespace, members sorted by name, strings
+// escaped as encoding/json escapes them (numbers keep their spelling); b
+// itself when it is not JSON. A server that stores the messages of a
+// stream to replay them may write them again otherwise than the first
+// time.
+func canonicalJSON(b []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return b
+	}
+	c, err := json.Marshal(v)
+	if err != nil {
+		return b
+	}
+	return c
+}
+
+// seenEvent is an SSE event read in a HAR: its id and a hash of its data
+// (see canonicalJSON).
+type seenEvent struct {
+	id   string
+	data uint64
+}
+
+// seenEvents remembers the SSE events with ids read in a HAR's sessions,
+// for redeliveries: the last seenEventsMax of the capture, whose ids take
+// at most seenEventBytesMax bytes in all; older ones are forgotten, and an
+// event replayed after them is checked as a new message.
+type seenEvents struct {
+	seed  maphash.Seed
+	ring  []seenRef // grows to seenEventsMax, then wraps around
+	at, n int
+	bytes int
+}
+
+// seenRef is a remembered event and the session that read it.
+type seenRef struct {
+	p *part
+	e seenEvent
+}
+
+const (
+	seenEventsMax     = 1 << 16
+	seenEventBytesMax = 16 << 20 // 65536 ids of 256 bytes
+)
+
+// redelivered reports whether the SSE event with id and data was read
+// before in the session in use, and remembers it if not.
+func (s *session) redelivered(id, data []byte) bool {
+	g := &s.seen
+	if g.n == 0 && len(g.ring) == 0 {
+		g.seed = maphash.MakeSeed()
+	}
+	p := s.p
+	e := seenEvent{data: maphash.Bytes(g.seed, canonicalJSON(data))}
+	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
+		return true
+	}
+	if len(id) > seenEventBytesMax {
+		return false // not remembered
+	}
+	e.id = string(id)
+	for g.n > 0 && (g.n == seenEventsMax || g.bytes+len(e.id) > seenEventBytesMax) {
+		old := g.ring[g.at]
+		g.ring[g.at] = seenRef{}
+		g.at = (g.at + 1) % len(g.ring)
+		g.n--
+		g.bytes -= len(old.e.id)
+		delete(old.p.events, old.e)
+	}
+	if g.n == len(g.ring) { // full: grow, oldest first again
+		ring := make([]seenRef, min(max(2*len(g.ring), 64), seenEventsMax))
+		copy(ring, g.ring[g.at:])
+		copy(ring[len(g.ring)-g.at:], g.ring[:g.at])
+		g.ring, g.at = ring, 0
+	}
+	g.ring[(g.at+g.n)%len(g.ring)] = seenRef{p, e}
+	g.n++
+	g.bytes += len(e.id)
+	if p.events == nil {
+		p.events = map[seenEvent]struct{}{}
+	}
+	p.events[e] = struct{}{}
+	return false
 }
 
 // decodeBase64 decodes HAR base64 text, with or without padding, ignoring

@@ -70,16 +70,26 @@
 //     first, carries the answers to POSTs made later (each answered 202).
 //     A HAR that holds several MCP sessions (a desktop host's traffic to
 //     several servers, a session started anew) keeps the requests of each
-//     apart: a session is the origin of the request URL (scheme, host and
-//     port) with its Mcp-Session-Id header; in the 2024-11-05 HTTP+SSE
+//     apart: a session is an endpoint, the request URL without query or
+//     fragment (servers behind one origin on different paths, as path-based
+//     gateways serve them, are different endpoints), with the request's
+//     Mcp-Session-Id header or, for a request without one (initialize), the
+//     Mcp-Session-Id its response assigns; in the 2024-11-05 HTTP+SSE
 //     transport, the sessionId (or session_id) that the GET stream's
 //     endpoint event names and its POSTs carry in their URL (a reconnect is
 //     a new session); and each WebSocket connection is one; ids are
 //     matched, and duplicates found, within a session. A
 //     response read before any request with its id, that finds none in its
 //     session, answers the first pending one of another session: an
-//     HTTP+SSE endpoint event may send the POSTs to another host than the
-//     GET stream that carries their answers.
+//     HTTP+SSE endpoint event may send the POSTs to another host or path
+//     than the GET stream that carries their answers.
+//     An SSE event whose id field and data (the same JSON value, whatever
+//     its whitespace and member order) repeat those of an event read before
+//     in its session is a redelivery (a client resuming
+//     a stream with Last-Event-ID gets the events after it replayed with
+//     their ids, which MCP makes unique across a session's streams): it is
+//     counted in the summary and not examined again. An event repeating an
+//     id with other data is not that event, and is examined as a message.
 //     A request whose HTTP exchange failed (a status other than 2xx, or
 //     Chrome's status 0 with an _error) without an answer in its body can
 //     no longer be answered: a later request with an Equal id is no
@@ -240,8 +250,10 @@
 // requests of the capture (to recognize a second answer; fewer when their ids
 // exceed 64 MiB in all), the longest line
 // (JSON Lines, at most 64 MiB) or entry (HAR), and in a HAR the responses
-// waiting for a later request and its sessions, not by the size of a
-// capture. A HAR's sessions with nothing pending are kept up to 1024; beyond
+// waiting for a later request, its sessions and the last 65536 SSE event ids
+// of its sessions (fewer when the ids exceed 16 MiB in all; an event replayed
+// after its id was forgotten is read as a new message), not by the size
+// of a capture. A HAR's sessions with nothing pending are kept up to 1024; beyond
 // that the least recently used are forgotten (a second answer to one of
 // their requests then reads as answering no request). Output is buffered,
 // and written whenever check waits for input.

@@ -69,6 +69,9 @@ type part struct {
 	lostStream  int
 	key         string // its key in partIdx
 	used        int    // the HAR entry that last used it
+	// events are the SSE events with ids its streams carried (see
+	// session.sse), as far as seenEvents remembers them.
+	events map[seenEvent]struct{}
 }
 
 // idle reports whether p holds nothing a later message could need but its
@@ -237,13 +240,16 @@ type session struct {
 
 	// A HAR may hold several MCP sessions (a desktop host's traffic to
 	// several servers, reconnections): each is a part with its own
-	// requests, keyed by the origin of the request URL and its
-	// Mcp-Session-Id header (each WebSocket connection is its own). t,
+	// requests, keyed by endpoint and session (see partKey; each WebSocket
+	// connection is its own). t,
 	// deferredIdx and lostStream are those of the part in use, p.
 	p         *part
 	parts     []*part
 	partIdx   map[string]*part
 	partLimit int // the number of parts at which idle ones are forgotten, if above maxParts
+	// seen remembers the SSE events with ids of all parts, for
+	// redeliveries.
+	seen seenEvents
 
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
