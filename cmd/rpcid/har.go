@@ -889,28 +889,11 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 	dispatch()
 }
 
-// canonicalJSON returns JSON text b in one spelling for each JSON value:
-// without insignificant whitespace, members sorted by name, strings
-// escaped as encoding/json escapes them (numbers keep their spelling); b
-// itself when it is not JSON. A server that stores the messages of a
-// stream to replay them may write them again otherwise than the first
-// time.
-func canonicalJSON(b []byte) []byte {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || dec.More() {
-		return b
-	}
-	c, err := json.Marshal(v)
-	if err != nil {
-		return b
-	}
-	return c
-}
-
-// seenEvent is an SSE event read in a HAR: its id and a hash of its data
-// (see canonicalJSON).
+// seenEvent is an SSE event read in a HAR: its id and a hash of its data.
+// The data must be the same bytes: the servers that replay events (go-sdk,
+// the TypeScript and Python SDKs' event stores) write what they wrote the
+// first time, and a hash of the bytes costs nothing next to decoding each
+// event's JSON to compare values.
 type seenEvent struct {
 	id   string
 	data uint64
@@ -946,7 +929,7 @@ func (s *session) redelivered(id, data []byte) bool {
 		g.seed = maphash.MakeSeed()
 	}
 	p := s.p
-	e := seenEvent{data: maphash.Bytes(g.seed, canonicalJSON(data))}
+	e := seenEvent{data: maphash.Bytes(g.seed, data)}
 	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
 		return true
 	}
