@@ -890,10 +890,10 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 }
 
 // seenEvent is an SSE event read in a HAR: its id and a hash of its data.
-// The data must be the same bytes: the servers that replay events (go-sdk,
-// the TypeScript and Python SDKs' event stores) write what they wrote the
-// first time, and a hash of the bytes costs nothing next to decoding each
-// event's JSON to compare values.
+// The data must be the same bytes: a server replays what it stored (the
+// TypeScript SDK's example event store keeps each message and serializes it
+// again as the first time), and a hash of the bytes costs nothing next to
+// decoding each event's JSON to compare values (5 us and 48 allocations).
 type seenEvent struct {
 	id   string
 	data uint64
