@@ -248,19 +248,8 @@ func TestProxyStdioKilled(t *testing.T) {
 	}
 	bin := buildRpcid(t)
 	cmd := exec.Command(bin, append([]string{"proxy", "--"}, helperCommand(t, "deaf")...)...)
-	stdin, err := cmd.StdinPipe() // kept open: the command sees no end of input
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	stdout := startPiped(t, cmd) // its standard input kept open: the command sees no end of input
+	var err error
 	line := make(chan string, 1)
 	go func() {
 		l, _ := bufio.NewReader(stdout).ReadString('\n')
@@ -304,4 +293,27 @@ func alive(pid int) bool {
 	s := string(stat)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// startPiped starts cmd with pipes for its standard input, kept open until
+// the test ends, and its standard output, which it returns; the process is
+// killed when the test ends.
+func startPiped(t *testing.T, cmd *exec.Cmd) io.ReadCloser {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+	})
+	return stdout
 }

@@ -314,19 +314,7 @@ func TestProxyStdioClientClosesOutput(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"proxy", "-v", "--"}, helperCommand(t, tt.mode)...)...)
 			var stderr syncBuffer
 			cmd.Stderr = &stderr
-			stdin, err := cmd.StdinPipe() // kept open: the client does not close its end
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
+			stdout := startPiped(t, cmd) // its standard input kept open: the client does not close its end
 			line, err := bufio.NewReader(stdout).ReadString('\n')
 			pid, perr := strconv.Atoi(strings.TrimSpace(line))
 			if err != nil || perr != nil {
@@ -412,29 +400,7 @@ func TestProxyStdioCommandClosesInput(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
-	cmd := helperCommand(t, "closein")
-	stdinR, stdinW := io.Pipe()
-	defer stdinW.Close()
-	stdoutR, stdoutW := io.Pipe()
-	sig := make(chan os.Signal, 1)
-	done := make(chan int, 1)
-	go func() {
-		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, io.Discard, sig)
-	}()
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
-		ready <- line
-		io.Copy(io.Discard, stdoutR)
-	}()
-	select {
-	case line := <-ready:
-		if line != "ready\n" {
-			t.Fatalf("command printed %q, want %q", line, "ready\n")
-		}
-	case <-time.After(wait):
-		t.Fatal("command did not start")
-	}
+	stdinR, stdinW, sig, done := startReadyProxy(t, "closein", io.Discard)
 	wrote := make(chan error, 1)
 	go func() {
 		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")

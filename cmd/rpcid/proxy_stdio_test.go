@@ -307,30 +307,8 @@ func TestProxyStdioSignal(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
 	}
-	cmd := helperCommand(t, "trap")
-	stdinR, stdinW := io.Pipe()
-	defer stdinW.Close()
-	stdoutR, stdoutW := io.Pipe()
-	sig := make(chan os.Signal, 1)
-	done := make(chan int, 1)
 	var stderr bytes.Buffer
-	go func() {
-		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, &stderr, sig)
-	}()
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
-		ready <- line
-		io.Copy(io.Discard, stdoutR)
-	}()
-	select {
-	case line := <-ready:
-		if line != "ready\n" {
-			t.Fatalf("command printed %q, want %q", line, "ready\n")
-		}
-	case <-time.After(wait):
-		t.Fatal("command did not start")
-	}
+	_, _, sig, done := startReadyProxy(t, "trap", &stderr)
 	sig <- syscall.SIGTERM
 	select {
 	case code := <-done:
@@ -393,4 +371,37 @@ func TestLineCounter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// startReadyProxy runs proxyStdio in this process on helper mode mode
+// (one that prints "ready" first), with stderr, and waits for that line; the
+// rest of the command's output is discarded. It returns the client's end of
+// the proxy's standard input (closed when the test ends), the signal channel
+// and the channel the exit status arrives on.
+func startReadyProxy(t *testing.T, mode string, stderr io.Writer) (stdinR *io.PipeReader, stdinW *io.PipeWriter, sig chan os.Signal, done chan int) {
+	t.Helper()
+	cmd := helperCommand(t, mode)
+	stdinR, stdinW = io.Pipe()
+	t.Cleanup(func() { stdinW.Close() })
+	stdoutR, stdoutW := io.Pipe()
+	sig = make(chan os.Signal, 1)
+	done = make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, stderr, sig)
+	}()
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, stdoutR)
+	}()
+	select {
+	case line := <-ready:
+		if line != "ready\n" {
+			t.Fatalf("command printed %q, want %q", line, "ready\n")
+		}
+	case <-time.After(wait):
+		t.Fatal("command did not start")
+	}
+	return stdinR, stdinW, sig, done
 }

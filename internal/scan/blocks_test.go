@@ -129,15 +129,7 @@ func TestStrBlocks(t *testing.T) {
 		if r.IntN(4) > 0 {
 			b = append(b, '"')
 		}
-		want := refStr(b, 1)
-		s := scanner{data: b}
-		got := s.str(0)
-		if s.flt != ok {
-			got = -1
-		}
-		if got != want {
-			t.Fatalf("str(%q) = %d, want %d", b, got, want)
-		}
+		checkStr(t, b)
 	}
 }
 

@@ -121,15 +121,7 @@ func TestStrDense(t *testing.T) {
 		if r.IntN(2) == 0 {
 			b = append(b, '"')
 		}
-		want := refStr(b, 1)
-		s := scanner{data: b}
-		got := s.str(0)
-		if s.flt != ok {
-			got = -1
-		}
-		if got != want {
-			t.Fatalf("str(%q) = %d, want %d", b, got, want)
-		}
+		checkStr(t, b)
 	}
 }
 
@@ -182,5 +174,20 @@ func TestShortStr(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkStr checks that str agrees with refStr on b, a string from its
+// opening quotation mark.
+func checkStr(t *testing.T, b []byte) {
+	t.Helper()
+	want := refStr(b, 1)
+	s := scanner{data: b}
+	got := s.str(0)
+	if s.flt != ok {
+		got = -1
+	}
+	if got != want {
+		t.Fatalf("str(%q) = %d, want %d", b, got, want)
 	}
 }
