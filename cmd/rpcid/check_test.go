@@ -1052,3 +1052,24 @@ func TestPartKey(t *testing.T) {
 		}
 	}
 }
+
+// An event stream that starts with a byte order mark (which the SSE
+// standard skips, as httpid does) still holds its first event: the request
+// it answers is answered.
+func TestHARStreamByteOrderMark(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	s.har = true
+	var e harEntry
+	entry := fmt.Sprintf(`{"request":{"method":"POST","url":"https://s.example.test/mcp","postData":{"mimeType":"application/json","text":%q}},`+
+		`"response":{"status":200,"content":{"mimeType":"text/event-stream","text":%q}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`, "\ufeffdata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n")
+	if err := json.Unmarshal([]byte(entry), &e); err != nil {
+		t.Fatal(err)
+	}
+	s.harEntry(1, &e)
+	s.finish()
+	if c.errors+c.warnings != 0 || s.counts.responses != 1 {
+		t.Errorf("%d errors, %d warnings, %d responses; want none, none, 1", c.errors, c.warnings, s.counts.responses)
+	}
+}

@@ -808,8 +808,11 @@ func looksLikeSSE(b []byte) bool {
 // CRLF, LF or CR. An event not followed by a blank line at the end of the
 // body is still read: capture tools often trim trailing newlines.
 //
+// A byte order mark before the first line is skipped, as the SSE standard
+// says.
+//
 // An event with an id field that repeats the id and the data (the same
-// JSON value, however spelled; see canonicalJSON) of an event read before
+// bytes; see seenEvent) of an event read before
 // in the same MCP session (see partKey) is a redelivery of that event, not
 // a new message: a client resuming a stream with a GET carrying
 // Last-Event-ID gets the events after it replayed with their ids, which are
@@ -848,6 +851,9 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 		}
 		data, typ, eid, hasData, hasID = data[:0], typ[:0], eid[:0], false, false
 	}
+	// A byte order mark at the start of the stream is not part of its
+	// first line (the SSE standard's parsing rules; httpid skips it too).
+	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
 	for len(body) > 0 {
 		i := bytes.IndexAny(body, "\r\n")
 		var line []byte
