@@ -339,7 +339,11 @@
 // proxy closes COMMAND's standard output and input and reads nothing more:
 // COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
 // status 141, unless it ignores the signal), and a COMMAND that lives on
-// after that is waited for. Likewise, when a write to COMMAND's standard
+// after that is waited for; the exit status is then 1 where COMMAND's is 0,
+// since its output was not all delivered. COMMAND's output is relayed to its
+// end after COMMAND exits, however slowly the client reads; a process
+// COMMAND started that holds the output open is waited for only while 2
+// seconds pass without data. Likewise, when a write to COMMAND's standard
 // input fails (it closed it), the proxy closes its own, so that the
 // client's next write fails instead of blocking. On Linux, a proxy killed
 // with SIGKILL takes COMMAND with it (the kernel sends it SIGKILL), so a

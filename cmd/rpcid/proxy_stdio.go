@@ -15,8 +15,11 @@ import (
 )
 
 // stdioWaitDelay bounds how long the proxy waits, after COMMAND exits, for
-// processes it started to close COMMAND's standard output and error.
-const stdioWaitDelay = 2 * time.Second
+// processes it started to close COMMAND's standard output and error: for
+// standard output, how long a read may wait for data once COMMAND has exited
+// (the time the proxy spends writing to a slow client does not count). A
+// variable so that tests can shorten it.
+var stdioWaitDelay = 2 * time.Second
 
 // proxyStdio runs stdio mode: it starts cfg.command, relays stdin to it
 // recording request ids and its standard output to stdout restoring
@@ -26,9 +29,14 @@ const stdioWaitDelay = 2 * time.Second
 // When a write to stdout fails, COMMAND's standard output is closed for
 // reading and its standard input closed, and nothing more is relayed: a
 // broken pipe (the client went away) is logged with -v, another error
-// always. COMMAND is then waited for as at the end of any session. When a
-// write to COMMAND's standard input fails, stdin is closed if it is an
-// io.Closer.
+// always. COMMAND is then waited for as at the end of any session, and the
+// exit status is 1 if COMMAND's would be 0 (its output was not all
+// delivered). When a write to COMMAND's standard input fails, stdin is
+// closed if it is an io.Closer.
+//
+// COMMAND's output is relayed to its end after COMMAND exits, however slowly
+// the client reads it; only a wait of stdioWaitDelay for more data (a process
+// COMMAND started holds the pipe open) ends it.
 //
 // Every line is recorded before it is passed on, so no response can arrive
 // before its request's id is remembered. Ids are remembered until answered;
@@ -45,16 +53,26 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	} else {
 		cmd.Stderr = lg // copied, one write at a time with the proxy's lines
 	}
-	cmd.WaitDelay = stdioWaitDelay
+	cmd.WaitDelay = stdioWaitDelay // for a standard error copied to lg
 	defer bindToProxy(cmd)()
 	toCommand, err := cmd.StdinPipe()
 	if err != nil {
 		lg.printf("%v", err)
 		return 1
 	}
-	fromCommand, outW := io.Pipe()
+	// COMMAND's standard output is a pipe the proxy reads itself, not one
+	// os/exec copies: exec's WaitDelay would close it while the proxy is
+	// still writing what COMMAND wrote before it exited to a slow client.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		lg.printf("%v", err)
+		return 1
+	}
+	defer outR.Close()
 	cmd.Stdout = outW
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	outW.Close() // COMMAND holds its own copy
+	if err != nil {
 		lg.printf("%v", err)
 		switch {
 		case errors.Is(err, exec.ErrNotFound), errors.Is(err, fs.ErrNotExist):
@@ -66,6 +84,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	}
 
 	sent := &lineCounter{r: stdin}
+	fromCommand := &commandOutput{f: outR}
 	received := &lineCounter{r: fromCommand}
 	go func() {
 		in := &writeErr{w: toCommand}
@@ -84,6 +103,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		}
 	}()
 
+	var undelivered atomic.Bool // a write to stdout failed
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
@@ -92,6 +112,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		if out.err == nil {
 			return
 		}
+		undelivered.Store(true)
 		// The client cannot read what COMMAND writes: COMMAND sees what it
 		// would see without the proxy, its standard output closed for
 		// reading (its next write fails with EPIPE, and SIGPIPE ends it
@@ -103,7 +124,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		} else {
 			lg.printf("cannot write to standard output: %v; closing the command's standard output and input", out.err)
 		}
-		fromCommand.CloseWithError(errClientGone)
+		outR.Close()
 		toCommand.Close()
 	}()
 
@@ -120,9 +141,12 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	}()
 	err = cmd.Wait()
 	close(waited)
-	outW.Close()
+	fromCommand.exited()
 	<-relayed
-	if err != nil && !errors.Is(err, exec.ErrWaitDelay) && !errors.Is(err, errClientGone) {
+	if fromCommand.cut.Load() {
+		lg.verbosef("stopped reading the command's standard output %v after it exited: a process it started holds it open", stdioWaitDelay)
+	}
+	if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
 			lg.printf("%v", err)
@@ -134,12 +158,41 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 			proxyCount(sent.lines()+received.lines(), "line"), sent.lines(), received.lines(),
 			proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
 	}
-	return exitStatus(cmd.ProcessState)
+	code := exitStatus(cmd.ProcessState)
+	if code == 0 && undelivered.Load() {
+		code = 1
+	}
+	return code
 }
 
-// errClientGone ends the copying of COMMAND's standard output once the
-// proxy's own standard output fails.
-var errClientGone = errors.New("standard output closed")
+// commandOutput is the read end of COMMAND's standard output. Once COMMAND
+// has exited (exited), a read that waits stdioWaitDelay for data ends the
+// output (cut): a process COMMAND started may hold the pipe open for ever.
+// Each read gets the whole delay, so the time between reads, while the proxy
+// writes to a slow client, never counts. Where pipes take no deadline, the
+// output ends when every process holding it has closed it.
+type commandOutput struct {
+	f    *os.File
+	done atomic.Bool
+	cut  atomic.Bool
+}
+
+func (c *commandOutput) exited() {
+	c.done.Store(true)
+	c.f.SetReadDeadline(time.Now().Add(stdioWaitDelay)) // wakes a read waiting now
+}
+
+func (c *commandOutput) Read(p []byte) (int, error) {
+	if c.done.Load() {
+		c.f.SetReadDeadline(time.Now().Add(stdioWaitDelay))
+	}
+	n, err := c.f.Read(p)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.cut.Store(true)
+		return n, io.EOF
+	}
+	return n, err
+}
 
 // A writeErr writes to w and keeps the first error a write returned, so that
 // a failing write can be told from a failing read.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime"
@@ -45,6 +46,7 @@ func helperCommand(t *testing.T, mode string) []string {
 //	exit       exits at once with status RPCID_PROXY_HELPER_EXIT.
 //	kill       kills itself with SIGKILL.
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
+//	burst      writes burstLines notifications at once and exits 0.
 //	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
 //	           exits with status 1 after 3*wait.
 //	closein    closes its standard input, prints "ready", and exits with
@@ -73,6 +75,12 @@ func TestProxyHelperProcess(t *testing.T) {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Kill()
 		time.Sleep(wait)
+	case "burst":
+		w := bufio.NewWriter(os.Stdout)
+		for i := 0; i < burstLines; i++ {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"n":%d}}`+"\n", i)
+		}
+		w.Flush()
 	case "deaf":
 		signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		fmt.Println(os.Getpid())
@@ -404,4 +412,86 @@ func startReadyProxy(t *testing.T, mode string, stderr io.Writer) (stdinR *io.Pi
 		t.Fatal("command did not start")
 	}
 	return stdinR, stdinW, sig, done
+}
+
+// burstLines is how many lines the burst helper writes: about 56 KB, which
+// a pipe holds, so that the command exits before the client reads any.
+const burstLines = 800
+
+// A client that reads slowly gets all of what COMMAND wrote before it
+// exited, however long after: the wait for processes holding COMMAND's
+// output counts only while the proxy waits for data (it used to close the
+// pipe 2 s after COMMAND exited, cutting a line in half, with status 0).
+func TestProxyStdioSlowClient(t *testing.T) {
+	old := stdioWaitDelay
+	stdioWaitDelay = 100 * time.Millisecond
+	defer func() { stdioWaitDelay = old }()
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: helperCommand(t, "burst"), maxPending: 16, maxMessageSize: 1 << 10}, stdinR, outW, io.Discard, make(chan os.Signal))
+		outW.Close()
+	}()
+	time.Sleep(10 * stdioWaitDelay) // the command has long exited
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(outR)
+		got <- b
+	}()
+	select {
+	case b := <-got:
+		if n := bytes.Count(b, []byte("\n")); n != burstLines || !bytes.HasSuffix(b, []byte("}}\n")) {
+			t.Errorf("the client read %d bytes, %d lines; want %d whole lines", len(b), n, burstLines)
+		}
+	case <-time.After(wait):
+		t.Fatal("the proxy did not end")
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("exit status %d, want 0", code)
+	}
+}
+
+// A process COMMAND started that holds its standard output open does not
+// keep the proxy waiting once COMMAND has exited and nothing more comes for
+// stdioWaitDelay; what COMMAND wrote is relayed.
+func TestProxyStdioOutputHeldOpen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh, and pipes there take no deadline")
+	}
+	old := stdioWaitDelay
+	stdioWaitDelay = 100 * time.Millisecond
+	defer func() { stdioWaitDelay = old }()
+	cmd := []string{"sh", "-c", `sleep 5 & echo '{"jsonrpc":"2.0","id":"1","result":{}}'`}
+	start := time.Now()
+	code, stdout, stderr := runProxyArgs(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n", append([]string{"-v", "--"}, cmd...)...)
+	if code != 0 || stdout != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" || !strings.Contains(stderr, "a process it started holds it open") {
+		t.Errorf("exit status %d, stdout %q, stderr %q; want 0, the restored response, and the note", code, stdout, stderr)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("the proxy took %v, waiting for the process holding the output", d)
+	}
+}
+
+// Output that could not be delivered makes the exit status 1 when COMMAND's
+// is 0: a script must not see success when the response was lost (without
+// the proxy, the command's own write would have failed).
+func TestProxyStdioUndelivered(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	enospc := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	cfg := proxyConfig{command: []string{"sh", "-c", `echo '{"jsonrpc":"2.0","id":1,"result":1}'`}, maxPending: 16, maxMessageSize: 1 << 10}
+	go func() { done <- proxyStdio(cfg, strings.NewReader(""), failingWriter{enospc}, &stderr, make(chan os.Signal)) }()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("exit status %d, stderr %q; want 1 and the error", code, stderr.String())
+		}
+	case <-time.After(wait):
+		t.Fatal("the proxy did not end")
+	}
 }
