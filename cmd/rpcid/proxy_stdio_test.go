@@ -485,7 +485,9 @@ func TestProxyStdioUndelivered(t *testing.T) {
 	var stderr syncBuffer
 	done := make(chan int, 1)
 	cfg := proxyConfig{command: []string{"sh", "-c", `echo '{"jsonrpc":"2.0","id":1,"result":1}'`}, maxPending: 16, maxMessageSize: 1 << 10}
-	go func() { done <- proxyStdio(cfg, strings.NewReader(""), failingWriter{enospc}, &stderr, make(chan os.Signal)) }()
+	go func() {
+		done <- proxyStdio(cfg, strings.NewReader(""), failingWriter{enospc}, &stderr, make(chan os.Signal))
+	}()
 	select {
 	case code := <-done:
 		if code != 1 || !strings.Contains(stderr.String(), "no space left on device") {
