@@ -128,6 +128,8 @@ var captures = []struct {
 	{"playwright-attach.har", 1, []string{kindUnanswered, kindUnmatched}},                          // bodies in _file sidecars
 	{"gateway-paths.har", 1, []string{kindDuplicate, kindUnanswered}},                              // servers behind one origin on different paths, sessions assigned by initialize
 	{"sse-resumption-replay.har", 1, []string{kindAnsweredTwice}},                                  // SSE events replayed after Last-Event-ID; an event id reused with other data, or other bytes
+	{"sse-same-id-two-posts.har", 0, nil},                                                          // two requests with one id, each answered by an event with one event id: no replay
+	{"sse-ids-per-stream.har", 0, nil},                                                             // event ids numbered per POST stream (MCP 2025-03-26): repeats are new events
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
@@ -980,6 +982,7 @@ func TestSeenEventsBounded(t *testing.T) {
 			seenEventsMax+extra, g.n, held, s.counts.notifications, s.counts.redelivered, seenEventsMax, seenEventsMax, seenEventsMax+extra)
 	}
 	last := seenEventsMax + extra - 1
+	s.resumed = true // the replays come on resumed streams (GET with Last-Event-ID)
 	s.use(fmt.Sprintf("https://s%d.example.test/mcp ", last%3), last+2)
 	s.sse(position{entry: last + 2}, "", fromServer, event(fmt.Sprintf("e%d", last)))
 	if s.counts.redelivered != 1 {
@@ -1005,6 +1008,7 @@ func TestSeenEventsBounded(t *testing.T) {
 		t.Errorf("after %d events with 1 MiB ids: %d remembered (%d held), %d bytes; want at most %d bytes, %d events",
 			n, g.n, len(s.p.events), g.bytes, seenEventBytesMax, seenEventBytesMax/(len(long)+2))
 	}
+	s.resumed = true
 	s.sse(position{entry: 1}, "", fromServer, event(fmt.Sprintf("%s%d", long, n-1)))
 	if s.counts.redelivered != 1 {
 		t.Errorf("the last long event replayed: %d redelivered, want 1", s.counts.redelivered)

@@ -329,6 +329,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.entryRequests = s.entryRequests[:0]
 	s.unreadable = false
 	s.inWebSocket = false
+	s.resumed = strings.EqualFold(e.Request.Method, "GET") && headerValue(e.Request.Headers.v, "last-event-id") != ""
 	s.reqNote = 0
 	if m := strings.ToUpper(e.Request.Method); (m == "POST" || m == "PUT" || m == "PATCH") &&
 		(e.Request.PostData == nil || !e.Request.PostData.recorded()) {
@@ -811,8 +812,9 @@ func looksLikeSSE(b []byte) bool {
 // A byte order mark before the first line is skipped, as the SSE standard
 // says.
 //
-// An event with an id field that repeats the id and the data (the same
-// bytes; see seenEvent) of an event read before
+// An event on a resumed stream (see redelivered) with an id field that
+// repeats the id and the data (the same bytes; see seenEvent) of an event
+// read before
 // in the same MCP session (see partKey) is a redelivery of that event, not
 // a new message: a client resuming a stream with a GET carrying
 // Last-Event-ID gets the events after it replayed with their ids, which are
@@ -927,8 +929,12 @@ const (
 	seenEventBytesMax = 16 << 20 // 65536 ids of 256 bytes
 )
 
-// redelivered reports whether the SSE event with id and data was read
-// before in the session in use, and remembers it if not.
+// redelivered reports whether the SSE event with id and data, on a stream
+// the client resumed (a GET with Last-Event-ID), was read before in the
+// session in use, and remembers it if not. Only a resumed stream replays:
+// on others, a repeated id and data is a new event (a server that numbers
+// the events of each stream from 1, as MCP's 2025-03-26 text allowed, or
+// two requests with the same id answered alike).
 func (s *session) redelivered(id, data []byte) bool {
 	g := &s.seen
 	if g.n == 0 && len(g.ring) == 0 {
@@ -937,7 +943,10 @@ func (s *session) redelivered(id, data []byte) bool {
 	p := s.p
 	e := seenEvent{data: maphash.Bytes(g.seed, data)}
 	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
-		return true
+		if s.resumed {
+			return true
+		}
+		return false // remembered already
 	}
 	if len(id) > seenEventBytesMax {
 		return false // not remembered

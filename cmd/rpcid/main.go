@@ -83,8 +83,9 @@
 //     session, answers the first pending one of another session: an
 //     HTTP+SSE endpoint event may send the POSTs to another host or path
 //     than the GET stream that carries their answers.
-//     An SSE event whose id field and data (the same bytes) repeat those of
-//     an event read before in its session is a redelivery (a client resuming
+//     An SSE event on a stream the client resumed (a GET with
+//     Last-Event-ID) whose id field and data (the same bytes) repeat those
+//     of an event read before in its session is a redelivery (a client resuming
 //     a stream with Last-Event-ID gets the events after it replayed with
 //     their ids, which MCP makes unique across a session's streams): it is
 //     counted in the summary and not examined again. An event repeating an

@@ -224,6 +224,9 @@ type session struct {
 	// inWebSocket: the messages being read are a HAR entry's WebSocket
 	// frames.
 	inWebSocket bool
+	// resumed: the HAR entry being read is a GET with Last-Event-ID, a
+	// client resuming an event stream (see redelivered).
+	resumed bool
 	// strict: the HAR body being read is the answer to a JSON-RPC request
 	// (or a WebSocket connection carrying JSON-RPC), examined whatever it
 	// holds; httpError: it is the body of a response with a status other
