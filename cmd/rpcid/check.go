@@ -360,7 +360,7 @@ func compressError(err error) error {
 func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
-	zipped := false
+	zipped, gzipped := false, false
 	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(br)) {
 		// A gzip file (capture.har.gz, session.jsonl.gz) or a zlib stream
 		// (mitmproxy's .zhar): positions are those of the text it holds.
@@ -368,6 +368,7 @@ func (c *checker) check(name string, r io.Reader) error {
 		var zr io.ReadCloser
 		var err error
 		if b[0] == 0x1f {
+			gzipped = true
 			zr, err = gzip.NewReader(br)
 		} else {
 			zr, err = zlib.NewReader(br)
@@ -390,6 +391,13 @@ func (c *checker) check(name string, r io.Reader) error {
 		s.encoding = fmt.Sprintf("the file is %s (it starts with the byte order mark % X), and check reads UTF-8 only: convert it first (iconv -f %s -t UTF-8)", enc, mark, enc)
 		if enc == "UTF-16" {
 			s.encoding = s.encoding[:len(s.encoding)-1] + ", or in PowerShell Out-File -Encoding utf8)"
+		}
+		if zipped {
+			how := "decompress it, then iconv -f " + enc + " -t UTF-8"
+			if gzipped {
+				how = "gzip -dc, then iconv -f " + enc + " -t UTF-8"
+			}
+			s.encoding = fmt.Sprintf("the text the compressed file holds is %s (it starts with the byte order mark % X), and check reads UTF-8 only: convert it first (%s)", enc, mark, how)
 		}
 		if bom {
 			// Converted to UTF-8 as if it were text in another encoding, or

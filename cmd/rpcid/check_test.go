@@ -138,6 +138,7 @@ var captures = []struct {
 	{"utf16-powershell.jsonl", 1, []string{kindNothing}},                                           // Windows PowerShell 5's >
 	{"utf16-after-utf8-bom.jsonl", 1, []string{kindNothing}},                                       // a UTF-8 byte order mark, then UTF-16 text
 	{"utf32be.jsonl", 1, []string{kindNothing}},                                                    // UTF-32, big-endian byte order mark
+	{"utf16-powershell.jsonl.gz", 1, []string{kindNothing}},                                        // UTF-16 inside gzip
 	{"websocket.har.gz", 1, []string{kindTypeChanged}},                                             // gzip'd HAR
 	{"websocket.zhar", 1, []string{kindTypeChanged}},                                               // mitmproxy's zlib HAR
 	{"http-refused.har", 1, []string{kindUnanswered}},                                              // 404 "Session not found", 400 "No valid session ID" with a null id
