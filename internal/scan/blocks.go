@@ -15,7 +15,8 @@ import (
 // blockBatch is how many blocks one call of classifyBlocks takes at most.
 const blockBatch = 16
 
-// The four masks classify writes for each 64-byte block, bit k for byte k.
+// The four masks classifyBlocks writes for each 64-byte block, bit k for
+// byte k.
 const (
 	maskQuote   = iota // '"'
 	maskSolidus        // '\\'
