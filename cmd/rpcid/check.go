@@ -651,6 +651,12 @@ func (s *session) line(lineNo int, line []byte) {
 		s.report(pos, levelError, kindInvalid, fmt.Sprintf("not JSON at column %d: a UTF-8 byte order mark (EF BB BF) starts the message", f.Column), f)
 		return
 	}
+	if dir == fromUnknown {
+		s.unmarkedLines++
+		if s.firstUnmarked == 0 {
+			s.firstUnmarked = pos.line
+		}
+	}
 	s.payload(pos, "", dir, line[start:end], start+1)
 }
 

@@ -130,6 +130,7 @@ var captures = []struct {
 	{"sse-resumption-replay.har", 1, []string{kindAnsweredTwice}},                                  // SSE events replayed after Last-Event-ID; an event id reused with other data, or other bytes
 	{"sse-same-id-two-posts.har", 0, nil},                                                          // two requests with one id, each answered by an event with one event id: no replay
 	{"sse-ids-per-stream.har", 0, nil},                                                             // event ids numbered per POST stream (MCP 2025-03-26): repeats are new events
+	{"markers-one-missing.jsonl", 1, []string{kindAnsweredTwice, kindUnanswered}},                  // a client answer left unmarked among marked lines
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side

@@ -222,7 +222,9 @@
 // In a capture without direction markers, findings involving requests say so
 // when a request looks like one the server sent (sampling/createMessage,
 // roots/list, elicitation/create, or ping after initialize): markers would
-// settle which side sent what.
+// settle which side sent what. In a capture that marks its lines, such
+// findings say which lines have no marker (an unmarked request is read as
+// the client's, an unmarked response as the server's).
 //
 // A summary line follows the findings. With -json, each finding is printed
 // instead as one JSON object per line (DEL, C1 and bidirectional controls

@@ -286,8 +286,11 @@ type session struct {
 
 	// Direction markers (JSON Lines): whether any line had one, and the
 	// first unmarked request with a method only servers send.
-	marked      bool
-	initialized bool
+	marked bool
+	// unmarkedLines counts the JSON Lines lines with a message and no
+	// direction marker, firstUnmarked is the first of them.
+	unmarkedLines, firstUnmarked int
+	initialized                  bool
 
 	// counts are the messages read, added to the checker's when the
 	// capture has been read to its end.
@@ -322,6 +325,19 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 			if f.Note == "" {
 				f.Note = s.logOverlap
 			}
+		}
+	}
+	if s.marked && s.unmarkedLines > 0 && f.Hint == "" {
+		switch kind {
+		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched:
+			// Which side sent an unmarked line is a guess in a capture
+			// that marks the others.
+			which := fmt.Sprintf("line %d has", s.firstUnmarked)
+			if s.unmarkedLines > 1 {
+				which = fmt.Sprintf("%d lines have (the first: line %d)", s.unmarkedLines, s.firstUnmarked)
+			}
+			f.Hint = "the capture marks lines with direction markers, > (client) and < (server), but " + which + " none: an unmarked request is read as the client's and an unmarked response as the server's"
+			msg += "; " + f.Hint
 		}
 	}
 	f.File, f.Line, f.Entry = s.file, pos.line, pos.entry
