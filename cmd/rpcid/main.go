@@ -367,7 +367,9 @@
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)
 //
-// Exit status: stdio mode, COMMAND's (127 when it cannot be started); HTTP
+// Exit status: stdio mode, COMMAND's (127 when it is not found, 126 when it
+// is not executable, 1 when its status is 0 but its output could not all be
+// delivered); HTTP
 // mode, 0 after SIGINT or SIGTERM, 1 when it cannot listen; 2 for usage
 // errors. -h prints this help to standard output.
 package main

@@ -12,7 +12,7 @@ import (
 // Benchmark inputs: MCP messages of the shapes that dominate real traffic.
 
 // sourceText is text like a source file: lines of ASCII with tabs, quotes
-// and backslashes that JSON escapes, about one escape every 20 bytes.
+// and backslashes that JSON escapes, about one escape every 10 bytes.
 func sourceText(n int) string {
 	lines := []string{
 		"func (s *scanner) value(i, depth int) int {",
@@ -91,7 +91,7 @@ func run(b *testing.B, data []byte, f func()) {
 }
 
 // proseResponse is a tools/call response whose text content is prose, an
-// escape (a line feed or a quotation mark) every 40 bytes or so.
+// escape (a line feed or a quotation mark) every 28 bytes or so.
 func proseResponse(size int) []byte {
 	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":`
 	tail := `}],"isError":false}}`
@@ -119,7 +119,7 @@ func textResponse(line string, size int) []byte {
 	return []byte(b.String())
 }
 
-// Prose in French (an accented letter every 12 bytes or so) and in Japanese
+// Prose in French (an accented letter every 16 bytes or so) and in Japanese
 // (three-byte UTF-8 throughout), a line feed escape at each line's end.
 const (
 	frenchLine   = `Prévisions pour Paris : pluie légère, 12 degrés, vent d'ouest à 20 km/h.\n`
