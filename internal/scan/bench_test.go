@@ -156,7 +156,9 @@ func TestBenchInputs(t *testing.T) {
 // BenchmarkMessage reads the envelope of each input: Scan beside
 // encoding/json decoding only {id, method}, which is what a JSON-RPC client
 // built on encoding/json does first to route a message, and json.Valid,
-// which only checks the text. Compare with
+// which only checks the text. impl=scan takes the fastest way this
+// processor has of checking strings in blocks; impl=scan-ssse3 and
+// impl=scan-sse2 take the others it has (scan.BlockPaths). Compare with
 //
 //	benchstat -col /impl bench.txt
 func BenchmarkMessage(b *testing.B) {
@@ -170,6 +172,21 @@ func BenchmarkMessage(b *testing.B) {
 				}
 			})
 		})
+		for _, path := range scan.BlockPaths()[min(1, len(scan.BlockPaths())):] {
+			// The slower ways this processor has of checking strings in
+			// blocks: SSSE3 where it has AVX2, and SSE2 alone, where UTF-8
+			// is checked a sequence at a time.
+			b.Run("in="+in.name+"/impl=scan-"+path, func(b *testing.B) {
+				defer scan.UseBlockPath(path)()
+				dst := make([]scan.Message, 0, 1)
+				run(b, in.data, func() {
+					msgs, _, err := scan.Scan(dst, in.data)
+					if err != nil || msgs[0].ID.End == 0 {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
 		b.Run("in="+in.name+"/impl=encoding-json-envelope", func(b *testing.B) {
 			run(b, in.data, func() {
 				var env struct {

@@ -77,6 +77,8 @@ func classifyRef(b []byte, out []uint64) {
 // are checked one by one where the block's masks stop.
 func blocks(data []byte, i int) int {
 	var m [blockBatch * masks]uint64
+	var prev [16]byte // the 16 bytes before the batch, for classifyUTF8
+	from := i
 	carry := uint64(0) // 1 if the first byte of the next block is escaped
 	// through is the end of the last run of multi-byte UTF-8 sequences
 	// checked: the stop bits of the blocks below it are cleared.
@@ -85,9 +87,19 @@ func blocks(data []byte, i int) int {
 	// string that ends soon costs little more than its own bytes.
 	for batch := 64; len(data)-i >= 64; batch = min(2*batch, blockBatch*64) {
 		n := min((len(data)-i)&^63, batch)
-		classifyBlocks(data[i:i+n], &m)
+		bad := classifyUTF8(data[i:i+n], &m, &prev)
 		for k := 0; k < n/64; k++ {
 			base := i + 64*k
+			if bad>>k&1 != 0 {
+				// Invalid UTF-8 that ends in this block, or in the string
+				// after it ends: str looks from the block's first byte
+				// (or the reverse solidus that escapes it, or the start of
+				// a sequence that reaches into it) and finds which.
+				if carry != 0 {
+					return base - 1
+				}
+				return seqStart(data, base, from)
+			}
 			sol := m[k*masks+maskSolidus]
 			b := sol &^ carry       // reverse solidi not escaped themselves
 			follows := b<<1 | carry // bytes after one
@@ -160,5 +172,134 @@ func blocks(data []byte, i int) int {
 	if through > i {
 		return through // a run of UTF-8 that reaches into the tail, checked
 	}
-	return i - int(carry) // a reverse solidus whose escape is in the tail
+	if carry != 0 {
+		return i - 1 // a reverse solidus whose escape is in the tail
+	}
+	return seqStart(data, i, from) // a UTF-8 sequence that reaches into the tail
+}
+
+// seqStart returns the offset of the first byte of the UTF-8 sequence that
+// data[i] continues: i, unless one of the three bytes before it (from from
+// on) is a leading byte of a sequence long enough to reach data[i].
+func seqStart(data []byte, i, from int) int {
+	for j := i - 1; j >= from && j >= i-3; j-- {
+		switch c := data[j]; {
+		case c < 0x80:
+			return i
+		case c >= 0xc0:
+			n := 2
+			if c >= 0xf0 {
+				n = 4
+			} else if c >= 0xe0 {
+				n = 3
+			}
+			if j+n > i {
+				return j
+			}
+			return i
+		}
+	}
+	return i
+}
+
+// The classes of error of the check of UTF-8 that classifyUTF8 makes (Keiser and
+// Lemire, "Validating UTF-8 in less than one instruction per byte", 2021,
+// section 6): each is a bit of what a byte and the one before it can be
+// wrong in, given by the two nibbles of the byte before and the high nibble
+// of the byte (RFC 3629 section 4).
+const (
+	tooShort     = 1 << 0 // a leading byte, then one that is no continuation byte
+	tooLong      = 1 << 1 // an ASCII byte, then a continuation byte
+	overlong3    = 1 << 2 // E0, then 80-9F
+	tooLarge     = 1 << 3 // F4, then 90-BF; F5-FF, then 90-BF
+	surrogate    = 1 << 4 // ED, then A0-BF
+	overlong2    = 1 << 5 // C0 or C1, then a continuation byte
+	tooLarge1000 = 1 << 6 // F5-FF, then 80-8F
+	overlong4    = 1 << 6 // F0, then 80-8F
+	twoConts     = 1 << 7 // a continuation byte, then another
+	carries      = tooShort | tooLong | twoConts
+)
+
+// utf8Tables are the check's three tables: by the high nibble of the byte
+// before, by its low nibble, and by the high nibble of the byte. The classes
+// of a pair are the AND of its three entries. classify_amd64.s has them as
+// constants.
+var utf8Tables = func() (t [3][16]byte) {
+	for n := 0; n < 16; n++ {
+		switch {
+		case n < 8:
+			t[0][n] = tooLong
+		case n < 12:
+			t[0][n] = twoConts
+		case n == 12:
+			t[0][n] = tooShort | overlong2
+		case n == 13:
+			t[0][n] = tooShort
+		case n == 14:
+			t[0][n] = tooShort | overlong3 | surrogate
+		default:
+			t[0][n] = tooShort | tooLarge | tooLarge1000 | overlong4
+		}
+		switch {
+		case n == 0:
+			t[1][n] = carries | overlong3 | overlong2 | overlong4
+		case n == 1:
+			t[1][n] = carries | overlong2
+		case n < 4:
+			t[1][n] = carries
+		case n == 4:
+			t[1][n] = carries | tooLarge
+		case n == 13:
+			t[1][n] = carries | tooLarge | tooLarge1000 | surrogate
+		default:
+			t[1][n] = carries | tooLarge | tooLarge1000
+		}
+		switch {
+		case n < 8 || n >= 12:
+			t[2][n] = tooShort
+		case n == 8:
+			t[2][n] = tooLong | overlong2 | twoConts | overlong3 | tooLarge1000 | overlong4
+		case n == 9:
+			t[2][n] = tooLong | overlong2 | twoConts | overlong3 | tooLarge
+		default:
+			t[2][n] = tooLong | overlong2 | twoConts | surrogate | tooLarge
+		}
+	}
+	return t
+}()
+
+// utf8Error returns the check's error for byte c, after the bytes p1, p2
+// and p3 (p1 just before it): the classes of the pair p1 c, with bit 7
+// flipped where c must continue a sequence that starts at p2 or p3. Zero
+// means no error ends at c.
+func utf8Error(p3, p2, p1, c byte) byte {
+	e := utf8Tables[0][p1>>4] & utf8Tables[1][p1&15] & utf8Tables[2][c>>4]
+	if p2 >= 0xe0 || p3 >= 0xf0 {
+		e ^= 0x80
+	}
+	return e
+}
+
+// classifyUTF8Ref is what classifyBlocksUTF8 computes, byte by byte: the
+// masks of classifyRef but for maskStop, which has only the bytes below
+// 0x20; and the set of blocks (bit k for block k) that have a byte for
+// which utf8Error is not zero, the bytes before b being those in prev. It
+// leaves the last 16 bytes of b in prev.
+func classifyUTF8Ref(b []byte, out []uint64, prev *[16]byte) (bad uint64) {
+	classifyRef(b, out)
+	ctx := append(prev[:], b...)
+	for k := 0; k+64 <= len(b); k += 64 {
+		out[k/64*masks+maskStop] = 0
+		for j := range 64 {
+			p := 16 + k + j
+			if ctx[p] < 0x20 {
+				out[k/64*masks+maskStop] |= 1 << j
+			}
+			if utf8Error(ctx[p-3], ctx[p-2], ctx[p-1], ctx[p]) != 0 {
+				bad |= 1 << (k / 64)
+			}
+		}
+	}
+	copy(prev[:], ctx[len(ctx)-16:])
+	return bad
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 	"unicode/utf16"
@@ -86,7 +87,9 @@ func refLook(data []byte, i int) int {
 // before the tail from which the walk stops at the same place. Strings dense
 // with escapes, runs of reverse solidi across block boundaries, \u escapes,
 // control characters and UTF-8, at every alignment.
-func TestBlocks(t *testing.T) {
+func TestBlocks(t *testing.T) { blocksBoth(t, testBlocks) }
+
+func testBlocks(t *testing.T) {
 	pieces := []string{`\\`, `\"`, `\n`, `\/`, `\\\\`, `\\\"`, "é", "😀", `\u00e9`, "€", // what blocks skips
 		`\ud83d\ude00`, `\ud83d`, `\u12`, `\q`, `\`, `"`, "\x01", "\x1f", "\xff", "\xe2\x82", "\xed\xa0\x80", "\x7f", " ", "0123456789abcdef"}
 	r := rand.New(rand.NewPCG(7, 8))
@@ -106,9 +109,46 @@ func TestBlocks(t *testing.T) {
 		tail := i + (len(b)-i)/64*64
 		want := refLook(b, i)
 		got := blocks(b, i)
-		if want < tail && got != want || want >= tail && (got > want || got < tail-3 || refLook(b, got) != want) {
-			t.Fatalf("blocks(%q, %d) = %d, want %d (tail %d)", b, i, got, want, tail)
+		if !blocksAgree(b, i, got, want) {
+			t.Fatalf("blocks(%q, %d) = %d, want %d (tail %d, useUTF8 %v)", b, i, got, want, tail, useUTF8)
 		}
+	}
+}
+
+// blocksAgree reports whether got, what blocks(b, i) returned, is right
+// where a byte-at-a-time walk stops at want: got is want if that is before
+// the tail; otherwise it is an offset at most three bytes before the tail
+// from which the walk stops at want. Where blocks check UTF-8 (useUTF8) and
+// b has invalid UTF-8 after i, got may also be any offset from which the
+// walk stops at want: blocks leaves a block with invalid UTF-8 in it (in
+// the string or after it) to str.
+func blocksAgree(b []byte, i, got, want int) bool {
+	tail := i + (len(b)-i)/64*64
+	walk := got >= i && got <= want && refLook(b, got) == want
+	return want < tail && got == want ||
+		want >= tail && walk && got >= tail-3 ||
+		useUTF8 && walk && !utf8.Valid(b[i:])
+}
+
+// blockPaths are the ways classifyUTF8 can take: without checking UTF-8,
+// and checking it with SSSE3 (or in Go, where there is no assembly) and
+// with AVX2.
+var blockPaths = []struct {
+	name       string
+	utf8, avx2 bool
+}{{"sse2", false, false}, {"ssse3", true, false}, {"avx2", true, true}}
+
+// blocksBoth runs f with classifyUTF8 taking each of blockPaths that this
+// processor and build have.
+func blocksBoth(t *testing.T, f func(t *testing.T)) {
+	savedUTF8, savedAVX2 := useUTF8, useAVX2
+	defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
+	for _, p := range blockPaths {
+		if p.avx2 && !canAVX2 {
+			continue
+		}
+		useUTF8, useAVX2 = p.utf8, p.avx2
+		t.Run(p.name, f)
 	}
 }
 
@@ -130,17 +170,32 @@ func TestStrBlocks(t *testing.T) {
 			b = append(b, '"')
 		}
 		checkStr(t, b)
+		// Both paths of blocks give str the same end, or the same fault at
+		// the same offset.
+		savedUTF8, savedAVX2 := useUTF8, useAVX2
+		var res [3][3]int
+		for k, p := range blockPaths {
+			useUTF8, useAVX2 = p.utf8, p.avx2 && canAVX2
+			s := scanner{data: b}
+			res[k] = [3]int{s.str(0), int(s.flt), s.off}
+		}
+		useUTF8, useAVX2 = savedUTF8, savedAVX2
+		if res[0] != res[1] || res[0] != res[2] {
+			t.Fatalf("str(%q): end, fault, offset %v (sse2, ssse3, avx2)", b, res)
+		}
 	}
 }
 
 // blocks takes every one-, two-, three- and four-byte sequence, valid or
 // not, as utf8.DecodeRune does, in a string long enough for a block.
-func TestBlocksUTF8(t *testing.T) {
+func TestBlocksUTF8(t *testing.T) { blocksBoth(t, testBlocksUTF8) }
+
+func testBlocksUTF8(t *testing.T) {
 	pad := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
 	seq := func(b ...byte) {
 		data := append(append(append([]byte{}, pad[:30]...), b...), pad...)
 		want := refLook(data, 0)
-		if got := blocks(data, 0); got != want && !(want >= 64 && got <= want && refLook(data, got) == want) {
+		if got := blocks(data, 0); !blocksAgree(data, 0, got, want) {
 			t.Fatalf("blocks(% x) = %d, want %d", b, got, want)
 		}
 	}
@@ -150,6 +205,164 @@ func TestBlocksUTF8(t *testing.T) {
 			seq(byte(c0), byte(c1), 0x80)
 			seq(byte(c0), byte(c1), 0xbf, 0x80)
 			seq(byte(c0), byte(c1), 0x7f)
+		}
+	}
+}
+
+// classifyBlocksUTF8 agrees with classifyUTF8Ref: every two-, three- and
+// four-byte sequence (valid or not) at every offset around the boundaries of
+// a block's 16-byte lanes and of blocks, with the bytes before b in prev,
+// and random batches of every length with random bytes before them.
+func TestClassifyBlocksUTF8(t *testing.T) {
+	if !canUTF8 {
+		t.Skip("classifyBlocksUTF8 needs SSSE3 on amd64 and is not built with purego")
+	}
+	savedUTF8, savedAVX2 := useUTF8, useAVX2
+	defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
+	for _, p := range blockPaths[1:] {
+		if p.avx2 && !canAVX2 {
+			t.Logf("no AVX2: classifyBlocksAVX2 not tried")
+			continue
+		}
+		useUTF8, useAVX2 = p.utf8, p.avx2
+		t.Run(p.name, testClassifyBlocksUTF8)
+	}
+}
+
+func testClassifyBlocksUTF8(t *testing.T) {
+	var got [blockBatch * masks]uint64
+	want := make([]uint64, blockBatch*masks)
+	check := func(b []byte, prev [16]byte) {
+		t.Helper()
+		got = [blockBatch * masks]uint64{}
+		p1, p2 := prev, prev
+		gotBad := classifyUTF8(b, &got, &p1)
+		wantBad := classifyUTF8Ref(b, want, &p2)
+		if gotBad != wantBad || p1 != p2 {
+			t.Fatalf("%q after %q: bad %b, want %b; prev %q, want %q", b, prev, gotBad, wantBad, p1, p2)
+		}
+		for k := 0; k < len(b)/64*masks; k++ {
+			if got[k] != want[k] {
+				t.Fatalf("block %d mask %d of %q: %#x, want %#x", k/masks, k%masks, b[k/masks*64:k/masks*64+64], got[k], want[k])
+			}
+		}
+	}
+	b := make([]byte, 128)
+	var prev [16]byte
+	at := []int{0, 1, 13, 14, 15, 16, 31, 47, 61, 62, 63, 64, 126, 127}
+	for c0 := 0x80; c0 < 0x100; c0++ {
+		for c1 := 0; c1 < 0x100; c1++ {
+			for _, seq := range [][]byte{{byte(c0), byte(c1)}, {byte(c0), byte(c1), 0x80}, {byte(c0), byte(c1), 0xbf, 0x80}, {byte(c0), byte(c1), 0x80, 0x41}} {
+				for _, j := range at {
+					for k := range b {
+						b[k] = 'a'
+					}
+					copy(b[j:], seq)
+					check(b, prev)
+				}
+				// The sequence cut at the start of b, its first bytes in prev.
+				for n := 1; n < len(seq); n++ {
+					for k := range b {
+						b[k] = 'a'
+					}
+					copy(prev[16-n:], seq[:n])
+					copy(b, seq[n:])
+					check(b, prev)
+					prev = [16]byte{}
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	utf := []string{"a", "é", "€", "😀", "東", "\x80", "\xff", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80", "\xc1\xbf", "\x01", `"`, `\n`}
+	for n := 0; n < 20000; n++ {
+		b := make([]byte, 64*(1+r.IntN(blockBatch)))
+		for j := 0; j < len(b); {
+			if r.IntN(4) == 0 {
+				b[j] = byte(r.Uint32())
+				j++
+				continue
+			}
+			j += copy(b[j:], utf[r.IntN(len(utf))])
+		}
+		for j := range prev {
+			prev[j] = byte(r.Uint32())
+		}
+		check(b, prev)
+	}
+}
+
+// The check of UTF-8 in classifyUTF8Ref finds no error in a text that is
+// valid UTF-8 but for a sequence cut short at its end, and an error in
+// every other: every text of up to three bytes from a set of bytes that
+// covers each class of error, and random longer texts.
+func TestUTF8Check(t *testing.T) {
+	found := func(b []byte) bool {
+		ctx := append(make([]byte, 3), b...)
+		for p := 3; p < len(ctx); p++ {
+			if utf8Error(ctx[p-3], ctx[p-2], ctx[p-1], ctx[p]) != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	// valid reports whether b is valid UTF-8 but for a sequence cut short
+	// at its end: a leading byte (C0-FF), fewer continuation bytes than it
+	// calls for (one for C0-DF, two for E0-EF, three for F0-FF) and, if it
+	// has one, a second byte that some sequence has after that leading
+	// byte. A leading byte alone at the end is never an error here, even
+	// one that starts no sequence (C0, C1, F5-FF): the check finds that
+	// error in the byte after it, which blocks leaves to str.
+	valid := func(b []byte) bool {
+		if utf8.Valid(b) {
+			return true
+		}
+		for k := 1; k <= 3 && k <= len(b); k++ {
+			head, tail := b[:len(b)-k], b[len(b)-k:]
+			n := 2
+			if tail[0] >= 0xf0 {
+				n = 4
+			} else if tail[0] >= 0xe0 {
+				n = 3
+			}
+			if tail[0] < 0xc0 || k >= n || !utf8.Valid(head) {
+				continue
+			}
+			if k == 1 || utf8.Valid(append(append([]byte{}, tail...), bytes.Repeat([]byte{0x80}, n-k)...)) {
+				return true
+			}
+		}
+		return false
+	}
+	alphabet := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xf7, 0xf8, 0xfe, 0xff}
+	var b []byte
+	var walk func(n int)
+	walk = func(n int) {
+		if got, want := found(b), !valid(b); got != want {
+			t.Fatalf("% x: error found %v, want %v", b, got, want)
+		}
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			b = append(b, c)
+			walk(n - 1)
+			b = b[:len(b)-1]
+		}
+	}
+	walk(4)
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < 200000; n++ {
+		b = b[:0]
+		for len(b) < 1+r.IntN(12) {
+			if r.IntN(3) == 0 {
+				b = append(b, alphabet[r.IntN(len(alphabet))])
+			} else {
+				b = utf8.AppendRune(b, rune(r.IntN(0x110000)))
+			}
+		}
+		if got, want := found(b), !valid(b); got != want {
+			t.Fatalf("% x: error found %v, want %v", b, got, want)
 		}
 	}
 }

@@ -11,3 +11,53 @@ const haveBlocks = true
 //
 //go:noescape
 func classifyBlocks(b []byte, out *[blockBatch * masks]uint64)
+
+// classifyBlocksUTF8 is classifyBlocks that also checks UTF-8, as
+// classifyUTF8Ref does, with SSSE3 instructions.
+//
+//go:noescape
+func classifyBlocksUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
+
+// classifyBlocksAVX2 is classifyBlocksUTF8 with AVX2 instructions.
+//
+//go:noescape
+func classifyBlocksAVX2(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
+
+// cpuidSSSE3 reports whether the processor has SSSE3.
+func cpuidSSSE3() bool
+
+// cpuidAVX2 reports whether the processor has AVX2 and the operating
+// system keeps its registers.
+func cpuidAVX2() bool
+
+// canAVX2 reports whether classifyBlocksAVX2 can run (most amd64 processors
+// since 2013-2015); useAVX2 whether classifyUTF8 uses it. Tests and
+// benchmarks set it to false to try classifyBlocksUTF8.
+var canAVX2 = cpuidAVX2()
+
+var useAVX2 = canAVX2
+
+// canUTF8 reports whether the processor has SSSE3, which
+// classifyBlocksUTF8 needs: every amd64 processor since 2006 but for some
+// early ones by AMD.
+var canUTF8 = cpuidSSSE3()
+
+// useUTF8 reports whether classifyUTF8 checks UTF-8 too: where the
+// processor can. Tests set it to false to try the other path.
+var useUTF8 = canUTF8
+
+// classifyUTF8 writes the masks of the blocks of b to out, and returns the set
+// of blocks with an error of UTF-8 that ends in them (bit k for block k),
+// prev holding the 16 bytes before b, as classifyUTF8Ref does; where the
+// processor cannot check UTF-8 in blocks, it writes the masks of
+// classifyRef and returns 0.
+func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
+	if useUTF8 {
+		if useAVX2 {
+			return classifyBlocksAVX2(b, out, prev)
+		}
+		return classifyBlocksUTF8(b, out, prev)
+	}
+	classifyBlocks(b, out)
+	return 0
+}

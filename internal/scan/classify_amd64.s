@@ -72,3 +72,310 @@ nosolidus:
 
 done:
 	RET
+
+// The constants of classifyBlocksUTF8, each in all 16 bytes of its own
+// 16-byte symbol, read with MOVOU (no alignment assumed).
+#define CONST16(name, v) DATA name<>+0(SB)/8, v; DATA name<>+8(SB)/8, v; GLOBL name<>(SB), RODATA|NOPTR, $16
+CONST16(quote, $0x2222222222222222)
+CONST16(solidus, $0x5c5c5c5c5c5c5c5c)
+CONST16(below20, $0x2020202020202020)
+CONST16(max1f, $0x1f1f1f1f1f1f1f1f)
+CONST16(slash, $0x2f2f2f2f2f2f2f2f)
+CONST16(letterb, $0x6262626262626262)
+CONST16(letterf, $0x6666666666666666)
+CONST16(lettern, $0x6e6e6e6e6e6e6e6e)
+CONST16(letterr, $0x7272727272727272)
+CONST16(lettert, $0x7474747474747474)
+CONST16(nibble, $0x0f0f0f0f0f0f0f0f)
+CONST16(third, $0x6060606060606060)
+CONST16(fourth, $0x7070707070707070)
+CONST16(high, $0x8080808080808080)
+
+// The three tables of the UTF-8 check (Keiser and Lemire, "Validating UTF-8
+// in less than one instruction per byte", 2021, section 6), indexed by a
+// nibble; utf8Tables in blocks.go builds the same ones and documents the bits.
+DATA utf8hi1<>+0(SB)/8, $0x0202020202020202  // 0_______: TOO_LONG
+DATA utf8hi1<>+8(SB)/8, $0x4915012180808080  // 10__ TWO_CONTS; 1100 1101 1110 1111
+GLOBL utf8hi1<>(SB), RODATA|NOPTR, $16
+DATA utf8lo1<>+0(SB)/8, $0xcbcbcb8b8383a3e7
+DATA utf8lo1<>+8(SB)/8, $0xcbcbdbcbcbcbcbcb
+GLOBL utf8lo1<>(SB), RODATA|NOPTR, $16
+DATA utf8hi2<>+0(SB)/8, $0x0101010101010101
+DATA utf8hi2<>+8(SB)/8, $0x01010101babaaee6
+GLOBL utf8hi2<>(SB), RODATA|NOPTR, $16
+
+#define LOAD(name, X) MOVOU name<>(SB), X
+
+// CTRL sets each byte of X4 to 0xff where lane L has a byte below 0x20:
+// min(c, 0x1f) == c. K holds 0x1f in every byte.
+#define CTRL(K, L) MOVO L, X4; PMINUB K, X4; PCMPEQB L, X4
+
+// SIMPLEM is SIMPLE with its bytes read from memory.
+#define SIMPLEM(K, L) LOAD(slash, X4); PCMPEQB L, X4; LOAD(letterb, X5); PCMPEQB L, X5; POR X5, X4; LOAD(letterf, X5); PCMPEQB L, X5; POR X5, X4; LOAD(lettern, X5); PCMPEQB L, X5; POR X5, X4; LOAD(letterr, X5); PCMPEQB L, X5; POR X5, X4; LOAD(lettert, X5); PCMPEQB L, X5; POR X5, X4
+
+// UTF8 ORs into X15 the errors of lane L, whose 16 bytes follow those of P
+// (section 6 of the paper): from each byte and the one before, the classes
+// of error their nibbles allow (three table lookups ANDed), XORed with the
+// bytes that must continue a three- or four-byte sequence started two or
+// three bytes before. X11 holds 0x0f, X12-X14 the tables, X8-X10 0x60,
+// 0x70 and 0x80 in every byte; X4-X6 are scratch.
+#define UTF8(L, P) MOVO L, X4; PALIGNR $15, P, X4; MOVO X4, X5; PSRLW $4, X5; PAND X11, X5; MOVO X12, X6; PSHUFB X5, X6; PAND X11, X4; MOVO X13, X5; PSHUFB X4, X5; PAND X5, X6; MOVO L, X4; PSRLW $4, X4; PAND X11, X4; MOVO X14, X5; PSHUFB X4, X5; PAND X5, X6; MOVO L, X4; PALIGNR $14, P, X4; PSUBUSB X8, X4; MOVO L, X5; PALIGNR $13, P, X5; PSUBUSB X9, X5; POR X5, X4; PAND X10, X4; PXOR X4, X6; POR X6, X15
+
+// func classifyBlocksUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
+//
+// classifyBlocks for processors with SSSE3, which also checks the UTF-8 of
+// each block: it writes the same masks but for maskStop, which has only the
+// bytes below 0x20, and sets bit k of bad if block k has an error of UTF-8
+// that ends in it, reading the 16 bytes before b from prev and leaving in
+// prev the last 16 bytes of b. A sequence cut short at the end of b is not
+// an error here (the bytes after b may complete it).
+//
+// Registers: SI the next block, CX the bytes left, DI the next masks, R8
+// where the 16 bytes before the block are, R9 their high bits (PMOVMSKB),
+// R10 the bit of bad for the block, R11 bad; X0-X3 the block's lanes.
+TEXT ·classifyBlocksUTF8(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	MOVQ out+24(FP), DI
+	MOVQ prev+32(FP), R8
+	MOVOU (R8), X0
+	PMOVMSKB X0, R9
+	MOVQ $1, R10
+	XORQ R11, R11
+	TESTQ CX, CX
+	JZ    udone
+
+uloop:
+	MOVOU 0(SI), X0
+	MOVOU 16(SI), X1
+	MOVOU 32(SI), X2
+	MOVOU 48(SI), X3
+	LOAD(quote, X8)
+	LOAD(solidus, X9)
+	LOAD(max1f, X10)
+	MASK(EQ, X8)
+	MOVQ  AX, 0(DI)
+	MASK(CTRL, X10)
+	MOVQ  AX, 16(DI)
+	MASK(EQ, X9)
+	MOVQ  AX, 8(DI)
+	TESTQ AX, AX
+	JZ    unosolidus
+	MASK(SIMPLEM, X11)
+
+unosolidus:
+	MOVQ AX, 24(DI) // 0 when the block has no reverse solidus
+
+	// The UTF-8 check, unless the block is ASCII and no sequence of the
+	// 16 bytes before it may reach into it (no high bit in their last 3).
+	MOVO X0, X4
+	POR  X1, X4
+	POR  X2, X4
+	POR  X3, X4
+	PMOVMSKB X4, AX
+	TESTL AX, AX
+	JNZ  ucheck
+	TESTL $0xe000, R9
+	JZ   unext
+
+ucheck:
+	MOVOU (R8), X7
+	LOAD(nibble, X11)
+	LOAD(utf8hi1, X12)
+	LOAD(utf8lo1, X13)
+	LOAD(utf8hi2, X14)
+	LOAD(third, X8)
+	LOAD(fourth, X9)
+	LOAD(high, X10)
+	PXOR X15, X15
+	UTF8(X0, X7)
+	UTF8(X1, X0)
+	UTF8(X2, X1)
+	UTF8(X3, X2)
+	PXOR X4, X4
+	PCMPEQB X15, X4
+	PMOVMSKB X4, AX
+	CMPL AX, $0xffff
+	JEQ  unext
+	ORQ  R10, R11
+
+unext:
+	PMOVMSKB X3, R9
+	LEAQ 48(SI), R8
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SHLQ $1, R10
+	SUBQ $64, CX
+	JNZ  uloop
+	MOVOU (R8), X0
+	MOVQ prev+32(FP), R8
+	MOVOU X0, (R8)
+
+udone:
+	MOVQ R11, bad+40(FP)
+	RET
+
+// func cpuidSSSE3() bool
+//
+// Whether the processor has SSSE3 (CPUID leaf 1, ECX bit 9).
+TEXT ·cpuidSSSE3(SB), NOSPLIT, $0-1
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	SHRL $9, CX
+	ANDL $1, CX
+	MOVB CX, ret+0(FP)
+	RET
+
+// The constants of classifyBlocksAVX2: each byte in all 32 bytes of its own
+// symbol, or a table in both 16-byte halves.
+#define CONST32(name, v) DATA name<>+0(SB)/8, v; DATA name<>+8(SB)/8, v; DATA name<>+16(SB)/8, v; DATA name<>+24(SB)/8, v; GLOBL name<>(SB), RODATA|NOPTR, $32
+#define TABLE32(name, lo, hi) DATA name<>+0(SB)/8, lo; DATA name<>+8(SB)/8, hi; DATA name<>+16(SB)/8, lo; DATA name<>+24(SB)/8, hi; GLOBL name<>(SB), RODATA|NOPTR, $32
+CONST32(yquote, $0x2222222222222222)
+CONST32(ysolidus, $0x5c5c5c5c5c5c5c5c)
+CONST32(ymax1f, $0x1f1f1f1f1f1f1f1f)
+CONST32(yslash, $0x2f2f2f2f2f2f2f2f)
+CONST32(yletterb, $0x6262626262626262)
+CONST32(yletterf, $0x6666666666666666)
+CONST32(ylettern, $0x6e6e6e6e6e6e6e6e)
+CONST32(yletterr, $0x7272727272727272)
+CONST32(ylettert, $0x7474747474747474)
+CONST32(ynibble, $0x0f0f0f0f0f0f0f0f)
+CONST32(ythird, $0x6060606060606060)
+CONST32(yfourth, $0x7070707070707070)
+CONST32(yhigh, $0x8080808080808080)
+TABLE32(yutf8hi1, $0x0202020202020202, $0x4915012180808080)
+TABLE32(yutf8lo1, $0xcbcbcb8b8383a3e7, $0xcbcbdbcbcbcbcbcb)
+TABLE32(yutf8hi2, $0x0101010101010101, $0x01010101babaaee6)
+
+// YMASK puts in AX the 64 bits of the block for the byte masks in Y2 (bytes
+// 0-31) and Y3 (bytes 32-63).
+#define YMASK VPMOVMSKB Y2, AX; VPMOVMSKB Y3, BX; SHLQ $32, BX; ORQ BX, AX
+
+// YSIMPLE sets each byte of Y2 to 0xff where H has / b f n r t; Y4 scratch.
+#define YSIMPLE(H, Y2) VPCMPEQB yslash<>(SB), H, Y2; VPCMPEQB yletterb<>(SB), H, Y4; VPOR Y4, Y2, Y2; VPCMPEQB yletterf<>(SB), H, Y4; VPOR Y4, Y2, Y2; VPCMPEQB ylettern<>(SB), H, Y4; VPOR Y4, Y2, Y2; VPCMPEQB yletterr<>(SB), H, Y4; VPOR Y4, Y2, Y2; VPCMPEQB ylettert<>(SB), H, Y4; VPOR Y4, Y2, Y2
+
+// YUTF8 ORs into Y12 the errors of the 32 bytes of H, which follow those of
+// Q, as UTF8 does for 16; Y8-Y10 hold the tables, Y11 0x0f; Y2-Y5 scratch.
+// VPALIGNR shifts within each 16-byte half, so Y2 first gets the last half
+// of Q and the first of H.
+#define YUTF8(H, Q) VPERM2I128 $0x21, H, Q, Y2; VPALIGNR $15, Y2, H, Y3; VPSRLW $4, Y3, Y4; VPAND Y11, Y4, Y4; VPSHUFB Y4, Y8, Y4; VPAND Y11, Y3, Y3; VPSHUFB Y3, Y9, Y3; VPAND Y3, Y4, Y4; VPSRLW $4, H, Y3; VPAND Y11, Y3, Y3; VPSHUFB Y3, Y10, Y3; VPAND Y3, Y4, Y4; VPALIGNR $14, Y2, H, Y3; VPSUBUSB ythird<>(SB), Y3, Y3; VPALIGNR $13, Y2, H, Y5; VPSUBUSB yfourth<>(SB), Y5, Y5; VPOR Y5, Y3, Y3; VPAND yhigh<>(SB), Y3, Y3; VPXOR Y3, Y4, Y4; VPOR Y4, Y12, Y12
+
+// func classifyBlocksAVX2(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
+//
+// classifyBlocksUTF8 with AVX2 instructions, 32 bytes at a time.
+//
+// Registers: SI the next block, CX the bytes left, DI the next masks, R9 the
+// high bits of the 32 bytes before the block, R10 the bit of bad for the
+// block, R11 bad; Y0, Y1 the block's halves, Y7 the 32 bytes before it (only
+// the last 16 from prev for the first block), Y8-Y11 the UTF-8 constants,
+// Y12 the UTF-8 errors, Y13-Y15 ", \ and 0x1f.
+TEXT ·classifyBlocksAVX2(SB), NOSPLIT, $0-48
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	MOVQ out+24(FP), DI
+	MOVQ prev+32(FP), R8
+	MOVQ $1, R10
+	XORQ R11, R11
+	TESTQ CX, CX
+	JZ    ydone
+	VBROADCASTI128 (R8), Y7
+	VPMOVMSKB Y7, R9
+	VMOVDQU yutf8hi1<>(SB), Y8
+	VMOVDQU yutf8lo1<>(SB), Y9
+	VMOVDQU yutf8hi2<>(SB), Y10
+	VMOVDQU ynibble<>(SB), Y11
+	VMOVDQU yquote<>(SB), Y13
+	VMOVDQU ysolidus<>(SB), Y14
+	VMOVDQU ymax1f<>(SB), Y15
+
+yloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPCMPEQB Y13, Y0, Y2
+	VPCMPEQB Y13, Y1, Y3
+	YMASK
+	MOVQ AX, 0(DI)
+	VPMINUB Y15, Y0, Y2
+	VPCMPEQB Y0, Y2, Y2
+	VPMINUB Y15, Y1, Y3
+	VPCMPEQB Y1, Y3, Y3
+	YMASK
+	MOVQ AX, 16(DI)
+	VPCMPEQB Y14, Y0, Y2
+	VPCMPEQB Y14, Y1, Y3
+	YMASK
+	MOVQ AX, 8(DI)
+	TESTQ AX, AX
+	JZ    ynosolidus
+	YSIMPLE(Y0, Y2)
+	YSIMPLE(Y1, Y3)
+	YMASK
+
+ynosolidus:
+	MOVQ AX, 24(DI) // 0 when the block has no reverse solidus
+
+	// The UTF-8 check, unless the block is ASCII and no sequence of the
+	// bytes before it may reach into it (no high bit in their last 3).
+	VPOR Y0, Y1, Y2
+	VPMOVMSKB Y2, AX
+	TESTL AX, AX
+	JNZ  ycheck
+	TESTL $0xe0000000, R9
+	JZ   ynext
+
+ycheck:
+	VPXOR Y12, Y12, Y12
+	YUTF8(Y0, Y7)
+	YUTF8(Y1, Y0)
+	VPTEST Y12, Y12
+	JZ   ynext
+	ORQ  R10, R11
+
+ynext:
+	VPMOVMSKB Y1, R9
+	VMOVDQA Y1, Y7
+	ADDQ $64, SI
+	ADDQ $32, DI
+	SHLQ $1, R10
+	SUBQ $64, CX
+	JNZ  yloop
+	VZEROUPPER
+	MOVOU -16(SI), X0
+	MOVOU X0, (R8)
+
+ydone:
+	MOVQ R11, bad+40(FP)
+	RET
+
+// func cpuidAVX2() bool
+//
+// Whether the processor has AVX2 and the operating system saves its
+// registers: CPUID leaf 1 ECX bits 27 (OSXSAVE) and 28 (AVX), XGETBV's XCR0
+// bits 1 and 2 (SSE and AVX state), CPUID leaf 7 EBX bit 5 (AVX2).
+TEXT ·cpuidAVX2(SB), NOSPLIT, $0-1
+	MOVB $0, ret+0(FP)
+	XORL AX, AX
+	CPUID
+	CMPL AX, $7
+	JLT  no
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x18000000, CX
+	CMPL CX, $0x18000000
+	JNE  no
+	XORL CX, CX
+	XGETBV
+	ANDL $6, AX
+	CMPL AX, $6
+	JNE  no
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	SHRL $5, BX
+	ANDL $1, BX
+	MOVB BX, ret+0(FP)
+
+no:
+	RET

@@ -6,4 +6,25 @@ package scan
 // not in Go, where str's eight-bytes-a-step loops are faster.
 const haveBlocks = false
 
+// canUTF8 reports whether classifyUTF8 can check UTF-8 in assembly: never
+// here.
+const canUTF8 = false
+
+// useUTF8 reports whether classifyUTF8 checks UTF-8 too, in Go. Tests set
+// it to try both paths of blocks.
+var useUTF8 = false
+
 func classifyBlocks(b []byte, out *[blockBatch * masks]uint64) { classifyRef(b, out[:]) }
+
+func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
+	if useUTF8 {
+		return classifyUTF8Ref(b, out[:], prev)
+	}
+	classifyRef(b, out[:])
+	return 0
+}
+
+// canAVX2 and useAVX2 are as on amd64: never here.
+const canAVX2 = false
+
+var useAVX2 = false

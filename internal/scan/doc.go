@@ -19,11 +19,14 @@
 // on which JSON-RPC implementation reads it (JSON-RPC 2.0 member names are
 // case-sensitive, encoding/json's matching is not).
 //
-// On amd64, strings of 64 bytes or more are checked 64 bytes a block with
-// SSE2 instructions (classify_amd64.s); the purego build tag, like every
+// On amd64, strings of 64 bytes or more are checked 64 bytes a block in
+// assembly (classify_amd64.s): with AVX2 or SSSE3 where the processor has
+// them (found with CPUID), which check the UTF-8 of a block too (the method
+// of Keiser and Lemire, 2021), else with SSE2, which every amd64 processor
+// has, and UTF-8 one sequence at a time. The purego build tag, like every
 // other platform, keeps the pure Go path, which checks eight bytes a step.
-// Both accept and refuse exactly the same texts, as their tests and
-// FuzzScan check.
+// All accept and refuse exactly the same texts and report the same offset
+// for the same fault, as their tests and FuzzScan check.
 //
 // The package is internal because its shape serves rpcid's own tools
 // (httpid, internal/restore under the rpcid proxy, and rpcid check): the

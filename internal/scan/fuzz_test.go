@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -83,9 +85,21 @@ func hexValue(b []byte) int {
 	return v
 }
 
-// checkScan checks Scan of data against encoding/json.
+// checkScan checks Scan of data against encoding/json, and, for texts long
+// enough to hold a block, each way this processor has of checking strings
+// in blocks against the others.
 func checkScan(t *testing.T, data []byte) {
 	msgs, batch, err := scan.Scan(nil, data)
+	if paths := scan.BlockPaths(); len(data) >= 64 && len(paths) > 1 {
+		for _, path := range paths {
+			restore := scan.UseBlockPath(path)
+			m, b, e := scan.Scan(nil, data)
+			restore()
+			if b != batch || !slices.Equal(m, msgs) || fmt.Sprint(e) != fmt.Sprint(err) {
+				t.Fatalf("Scan(%q) with %s = %+v, %v, %v; with the fastest = %+v, %v, %v", data, path, m, b, e, msgs, batch, err)
+			}
+		}
+	}
 	valid := json.Valid(data)
 	strict := valid && utf8.Valid(data) && !hasLoneSurrogate(data)
 	if err != nil {
@@ -237,6 +251,14 @@ func FuzzScan(f *testing.F) {
 		`{"result":"` + strings.Repeat("x", 70) + `\u00e9` + strings.Repeat("y", 70) + `\q"}`,
 		"{\"result\":\"" + strings.Repeat("x", 70) + "\u00e9\x01" + strings.Repeat("y", 70) + "\"}",
 		"{\"result\":\"" + strings.Repeat("xé", 70) + "\xff\"}",
+		// UTF-8 checked in blocks (AVX2, SSSE3): sequences across the
+		// 16-byte lanes and the blocks, a sequence cut short where a block
+		// or the string ends, invalid bytes after the string's end.
+		"{\"result\":\"" + strings.Repeat("東京", 40) + "\"}",
+		"{\"result\":\"" + strings.Repeat("東京", 20) + "\xe6\x9d" + strings.Repeat("x", 70) + "\"}",
+		"{\"result\":\"" + strings.Repeat("x", 61) + "\xf0\x9f\x98\x80" + strings.Repeat("é", 40) + "\xed\xa0\x80\"}",
+		"{\"result\":\"" + strings.Repeat("x", 62) + "\xe2\x82\"" + strings.Repeat("y", 70) + "\"}",
+		"{\"result\":\"" + strings.Repeat("x", 70) + "\",\"id\":\"\xc0\xaf" + strings.Repeat("y", 70) + "\"}",
 	} {
 		f.Add([]byte(s))
 	}
