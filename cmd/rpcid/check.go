@@ -43,7 +43,10 @@ type finding struct {
 	Message string          `json:"message"`
 	ID      json.RawMessage `json:"id,omitempty"`
 	// Method is the method of the request the finding is about.
-	Method  string      `json:"method,omitempty"`
+	Method string `json:"method,omitempty"`
+	// Server is the server whose lines of an MCP host's log the finding
+	// is about, once the log has named more than one (cut like Method).
+	Server  string      `json:"server,omitempty"`
 	Request *requestRef `json:"request,omitempty"`
 	Lax     []laxMatch  `json:"lax,omitempty"`
 	// Number: what SDKs make of a large or fractional numeric id.
@@ -663,10 +666,97 @@ func (s *session) line(lineNo int, line []byte) {
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // logStamp matches the start of a line of an MCP host's log: an RFC 3339
-// timestamp, then two bracketed fields, as Claude Desktop writes its
-// mcp-server-NAME.log files ("2025-06-27T07:58:07.774Z [info] [name] ...",
-// later "2025-10-03T07:51:43.656Z [name] [info] ...").
-var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[[^\]]*\] \[[^\]]*\] `)
+// timestamp, then two bracketed fields, the level and the server's name in
+// either order, as Claude Desktop writes its mcp-server-NAME.log files and
+// mcp.log, which interleaves the lines of all servers
+// ("2025-07-30T21:16:29.756Z [info] [name] ...", "2025-10-03T07:51:43.656Z
+// [name] [info] ..."). Submatches 3 and 4 are the fields (see logServer).
+var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[([^\]]*)\] \[([^\]]*)\] `)
+
+// logLevels are the level words of an MCP host's log lines: those Claude
+// Desktop writes (error, warn, info, debug) and those of the usual
+// JavaScript loggers, in lower case as they write them.
+var logLevels = map[string]bool{"error": true, "warn": true, "warning": true, "info": true, "debug": true, "verbose": true, "silly": true, "trace": true}
+
+// logPartKey starts the key of a server's part in an MCP host's log (see
+// session.use); the server's name follows. No HAR part key (see partKey)
+// starts with a NUL byte.
+const logPartKey = "\x00log "
+
+// logServer returns which of the two bracketed fields a and b of a line of
+// an MCP host's log names the server:
+//
+//  1. a, when the two are the same;
+//  2. the one that is not a level word (see logLevels), when the other is;
+//     the line then tells where names stand, for the next rule but one;
+//  3. when both are level words or neither is (a server named "debug", a
+//     level of another name), the one that names a server of an earlier
+//     line, when the other does not;
+//  4. when both are level words, the one that is not "info" when the other
+//     is (the lines that matter, messages and the starts and ends of runs,
+//     are written at level info);
+//  5. the field in the place the name had on the latest line that rule 2
+//     decided, and before any, the first (the order of Claude Desktop's
+//     per-server logs).
+//
+// Every line of a log of one server so names it whatever its level, as long
+// as it is named by a word that is no level word, or the first line naming
+// it is written at level info. Each line is decided on its own, so that
+// logs of both orders joined (cat mcp*.log) are read right.
+func (s *session) logServer(a, b []byte) []byte {
+	la, lb := logLevels[string(a)], logLevels[string(b)]
+	switch {
+	case bytes.Equal(a, b):
+		return a
+	case la && !lb:
+		s.logNameFirst = 2
+		return b
+	case lb && !la:
+		s.logNameFirst = 1
+		return a
+	}
+	if sa, sb := s.logKnown(a), s.logKnown(b); sa != sb {
+		if sa {
+			return a
+		}
+		return b
+	}
+	if la && string(a) == "info" {
+		return b
+	}
+	if lb && string(b) == "info" {
+		return a
+	}
+	if s.logNameFirst == 2 {
+		return b
+	}
+	return a
+}
+
+// logKnown reports whether name is a server of an earlier line of an MCP
+// host's log (as long as its part is kept: see maxParts).
+func (s *session) logKnown(name []byte) bool {
+	if s.p != nil && string(name) == s.p.key[len(logPartKey):] {
+		return true
+	}
+	_, ok := s.partIdx[logPartKey+string(name)]
+	return ok
+}
+
+// logUse makes the part of server name the one in use for line lineNo of
+// an MCP host's log.
+func (s *session) logUse(name []byte, lineNo int) {
+	if s.p != nil && string(name) == s.p.key[len(logPartKey):] {
+		s.p.used = lineNo // the server of the line before: most lines
+		return
+	}
+	if s.logFirst == "" && s.p == nil {
+		s.logFirst = string(name)
+	} else if !s.logMany && string(name) != s.logFirst {
+		s.logMany = true
+	}
+	s.use(logPartKey+string(name), lineNo)
+}
 
 // Kinds of log that check reads messages from.
 const (
@@ -730,12 +820,15 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	// Only the host's own, timestamped lines say what passed: a server's
 	// standard error (copied into the log without a timestamp) may say
 	// anything.
-	stamp := logStamp.Find(line[start:])
-	if stamp == nil {
+	m := logStamp.FindSubmatchIndex(line[start:])
+	if m == nil {
 		s.logOther++
 		return
 	}
-	from := start + len(stamp)
+	// Each server's lines are a session of their own (see logServer).
+	l := line[start:]
+	s.logUse(s.logServer(l[m[6]:m[7]], l[m[8]:m[9]]), pos.line)
+	from := start + m[1]
 	switch text := line[from:]; {
 	case bytes.HasPrefix(text, []byte("Initializing server")):
 		s.logRun(pos)

@@ -132,6 +132,7 @@ var captures = []struct {
 	{"sse-ids-per-stream.har", 0, nil},                                                             // event ids numbered per POST stream (MCP 2025-03-26): repeats are new events
 	{"markers-one-missing.jsonl", 1, []string{kindAnsweredTwice, kindUnanswered}},                  // a client answer left unmarked among marked lines
 	{"claude-desktop.log", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered}},            // mcp-server-NAME.log
+	{"claude-desktop-mcp.log", 1, []string{kindTypeChanged}},                                       // mcp.log: two servers interleaved, each with ids from 0
 	{"gosdk-logging-client.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // go-sdk's mcp.LoggingTransport, client side
 	{"gosdk-logging-server.log", 1, []string{kindTypeChanged, kindUnanswered}},                     // and server side
 	{"bom-inside.jsonl", 1, []string{kindInvalid, kindUnanswered}},                                 // cat of files that each start with a BOM
@@ -327,7 +328,7 @@ func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
 		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
 		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log",
-		"http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
+		"claude-desktop-mcp.log", "http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}

@@ -61,14 +61,18 @@ type deferredResponse struct {
 	p           *part // the part it was read in
 }
 
-// part is the state of one MCP session in a HAR (see session.p), while
-// another is in use.
+// part is the state of one MCP session in a HAR, or of one server's lines
+// in an MCP host's log (see session.p), while another is in use.
 type part struct {
 	t           *table
 	deferredIdx [2]map[rpcid.Key][]int
 	lostStream  int
-	key         string // its key in partIdx
-	used        int    // the HAR entry that last used it
+	key         string // its key in partIdx (see partKey and logPartKey)
+	used        int    // the HAR entry or log line that last used it
+	// The runs of its server in an MCP host's log (see session.logRunAt).
+	logRunAt   int
+	logRunOpen bool
+	logOverlap string
 	// events are the SSE events with ids its streams carried (see
 	// session.sse), as far as seenEvents remembers them.
 	events map[seenEvent]struct{}
@@ -117,7 +121,7 @@ func (p *part) request(s *session, x ref) *request {
 const maxParts = 1024
 
 // use makes the part named key the one in use, creating it when new; entry
-// is the HAR entry being read.
+// is the HAR entry or log line being read.
 func (s *session) use(key string, entry int) {
 	p, ok := s.partIdx[key]
 	if !ok {
@@ -168,9 +172,11 @@ func (s *session) usePart(p *part) {
 	}
 	if q := s.p; q != nil {
 		q.t, q.deferredIdx, q.lostStream = s.t, s.deferredIdx, s.lostStream
+		q.logRunAt, q.logRunOpen, q.logOverlap = s.logRunAt, s.logRunOpen, s.logOverlap
 	}
 	s.p = p
 	s.t, s.deferredIdx, s.lostStream = p.t, p.deferredIdx, p.lostStream
+	s.logRunAt, s.logRunOpen, s.logOverlap = p.logRunAt, p.logRunOpen, p.logOverlap
 }
 
 // session checks one capture.
@@ -244,8 +250,10 @@ type session struct {
 	// A HAR may hold several MCP sessions (a desktop host's traffic to
 	// several servers, reconnections): each is a part with its own
 	// requests, keyed by endpoint and session (see partKey; each WebSocket
-	// connection is its own). t,
-	// deferredIdx and lostStream are those of the part in use, p.
+	// connection is its own). So may an MCP host's log (Claude Desktop's
+	// mcp.log, or per-server logs joined): each server named on its lines
+	// is a part (see logPartKey). t, deferredIdx and lostStream, and
+	// logRunAt, logRunOpen and logOverlap, are those of the part in use, p.
 	p         *part
 	parts     []*part
 	partIdx   map[string]*part
@@ -267,20 +275,30 @@ type session struct {
 	logOther int
 	// logMarked counts the lines of an MCP host's log that say they hold
 	// a message.
-	logMarked int
-	// logRunAt is the line where the last run of the server in an MCP
-	// host's log started ("Initializing server..."), logRunOpen whether it
-	// has not ended ("... transport closed", "Shutting down server"), and
-	// logOverlap, once two runs were open at once, the sentence findings
-	// about requests and answers end with.
+	logMarked  int
 	unreadable bool // the response body of the HAR entry being read could not be decoded
 	// redirectNext is the part of a HAR entry answered with a redirect
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
 	redirectNext, redirectFrom *part
-	logRunAt                   int
-	logRunOpen                 bool
-	logOverlap                 string
+	// logRunAt is the line where the last run of the server in an MCP
+	// host's log started ("Initializing server..."), logRunOpen whether it
+	// has not ended ("... transport closed", "Shutting down server"), and
+	// logOverlap, once two runs were open at once, the sentence findings
+	// about requests and answers end with: those of the server in use (see
+	// part).
+	logRunAt   int
+	logRunOpen bool
+	logOverlap string
+	// logNameFirst says where the server's name stood on the latest line
+	// of an MCP host's log whose level word told it (see logServer): 1 in
+	// the first bracketed field, 2 in the second, 0 before any such line.
+	logNameFirst int
+	// logFirst is the first server an MCP host's log named, and logMany
+	// whether it has named another since: findings then say which server
+	// they are about (see report).
+	logFirst string
+	logMany  bool
 	// logSent is who sent the messages of a go-sdk log's "write: " lines.
 	logSent direction
 
@@ -317,6 +335,15 @@ func newSession(c *checker, file string) *session {
 func (s *session) report(pos position, level, kind, msg string, f *finding) {
 	if f == nil {
 		f = &finding{}
+	}
+	if s.log == logHost && s.logMany && s.p != nil && pos.line > 0 {
+		// The lines of several servers, each with ids of its own: a
+		// finding about requests and answers holds for one server's.
+		f.Server = showString(s.p.key[len(logPartKey):])
+		switch kind {
+		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched, kindNullResponse:
+			msg = "server [" + f.Server + "]: " + msg
+		}
 	}
 	if s.logOverlap != "" {
 		switch kind {
@@ -1209,21 +1236,20 @@ func (s *session) finish() {
 			s.reqNote = 0
 		}
 	}
-	s.reportOpen()
+	s.reportOpen(s.parts)
 	if s.messages == 0 {
 		s.nothingToCheck()
 	}
 }
 
-// reportOpen reports the requests never answered, in the order they were
-// sent.
-func (s *session) reportOpen() {
+// reportOpen reports the requests of parts (none: of the session's only
+// table) never answered, in the order they were sent.
+func (s *session) reportOpen(parts []*part) {
 	type openRequest struct {
 		p *part
 		x ref
 	}
 	var open []openRequest
-	parts := s.parts
 	if len(parts) == 0 {
 		parts = []*part{nil}
 	}
@@ -1304,17 +1330,18 @@ func (s *session) reportOpen() {
 }
 
 // logRun handles a line of an MCP host's log that starts a run of the
-// server (a new process on new pipes): the requests of the run before, if
-// it ended, are reported and forgotten, so that ids used again are no
-// duplicates and answers are not taken across runs. A run that had not
-// ended (runs at once, as when a host starts a server twice) cannot be told
-// apart from the new one: findings about requests and answers then say so.
+// server in use (a new process on new pipes): the requests of its run
+// before, if it ended, are reported and forgotten, so that ids used again
+// are no duplicates and answers are not taken across runs. A run that had
+// not ended (runs at once, as when a host starts a server twice) cannot be
+// told apart from the new one: findings about requests and answers then
+// say so. Other servers' runs are their own.
 func (s *session) logRun(pos position) {
 	switch {
 	case s.logRunAt == 0:
 	case !s.logRunOpen:
-		s.reportOpen()
-		s.t = newTable(nil)
+		s.reportOpen([]*part{s.p})
+		s.t = newTable(s.t.ring)
 		s.initialized = false
 	case s.logOverlap == "":
 		s.logOverlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: s.logRunAt})

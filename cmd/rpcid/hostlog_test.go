@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// hostLine returns a line of Claude Desktop's log of server name at level
+// info: "[info] [NAME]" as mcp.log writes it (levelFirst), else "[NAME]
+// [info]" as mcp-server-NAME.log does.
+func hostLine(levelFirst bool, sec int, name, text string) string {
+	fields := "[" + name + "] [info]"
+	if levelFirst {
+		fields = "[info] [" + name + "]"
+	}
+	return fmt.Sprintf("2025-07-30T21:16:%02d.000Z %s %s { metadata: undefined }\n", sec, fields, text)
+}
+
+// hostSession returns the lines of one clean run of server name: initialize
+// (id 0), tools/list (1), and a tools/call (2) that the client cancels and
+// that is never answered, then the end of the run if closed.
+func hostSession(levelFirst bool, name string, closed bool) []string {
+	l := func(text string) string { return hostLine(levelFirst, 0, name, text) }
+	lines := []string{
+		l("Initializing server..."),
+		l(`Message from client: {"method":"initialize","params":{},"jsonrpc":"2.0","id":0}`),
+		l(`Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`),
+		l(`Message from client: {"method":"notifications/initialized","jsonrpc":"2.0"}`),
+		l(`Message from client: {"method":"tools/list","params":{},"jsonrpc":"2.0","id":1}`),
+		l(`Message from server: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`),
+		l(`Message from client: {"method":"tools/call","params":{"name":"x"},"jsonrpc":"2.0","id":2}`),
+		l(`Message from client: {"method":"notifications/cancelled","params":{"requestId":2},"jsonrpc":"2.0"}`),
+	}
+	if closed {
+		lines = append(lines, l("Server transport closed"))
+	}
+	return lines
+}
+
+// interleave takes one line of each list in turn.
+func interleave(lists ...[]string) string {
+	var b strings.Builder
+	for i := 0; ; i++ {
+		more := false
+		for _, l := range lists {
+			if i < len(l) {
+				b.WriteString(l[i])
+				more = true
+			}
+		}
+		if !more {
+			return b.String()
+		}
+	}
+}
+
+// In an MCP host's log, each server's lines are a session of their own:
+// the logs of servers whose ids all start at 0, interleaved as in mcp.log
+// or tail -f, or joined with cat, in either order of the bracketed fields,
+// are clean when each server's log is.
+func TestHostLogServersClean(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		log  string
+	}{
+		{"mcp.log, [info] [NAME]", interleave(hostSession(true, "filesystem", false), hostSession(true, "memory", false))},
+		{"tail -f, [NAME] [info]", interleave(hostSession(false, "filesystem", false), hostSession(false, "memory", false))},
+		{"both orders", interleave(hostSession(true, "filesystem", false), hostSession(false, "memory", false))},
+		{"cat, runs open", strings.Join(hostSession(false, "filesystem", false), "") + strings.Join(hostSession(false, "memory", false), "")},
+		{"cat, runs closed", strings.Join(hostSession(false, "filesystem", true), "") + strings.Join(hostSession(false, "memory", true), "")},
+		{"three servers", interleave(hostSession(true, "a", true), hostSession(false, "b", false), hostSession(true, "c c", true))},
+		// Servers named like levels, beside one that is not.
+		{"server info", interleave(hostSession(true, "info", false), hostSession(true, "filesystem", false))},
+		{"server debug", interleave(hostSession(false, "debug", false), hostSession(false, "filesystem", false))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, strings.NewReader(c.log), "check", "-")
+			if code != 0 || errOut != "" || !strings.HasSuffix(out, "; no findings\n") || strings.Count(out, "\n") != 1 {
+				t.Errorf("check = %d, %q, stderr %q; want 0 and no findings for:\n%s", code, out, errOut, c.log)
+			}
+		})
+	}
+}
+
+// Which bracketed field names the server, line by line (see logServer).
+func TestHostLogServerNames(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		fields [][2]string // the fields of each line
+		want   []string    // the server of each line
+	}{
+		{"level first", [][2]string{{"info", "fs"}, {"error", "fs"}, {"warn", "fs"}}, []string{"fs", "fs", "fs"}},
+		{"name first", [][2]string{{"fs", "info"}, {"fs", "error"}, {"fs", "debug"}}, []string{"fs", "fs", "fs"}},
+		{"both orders", [][2]string{{"info", "a"}, {"b", "info"}, {"a", "error"}, {"warning", "b"}}, []string{"a", "b", "a", "b"}},
+		// A server named info: "[info] [info]" names it, and it is the
+		// name already seen on a line of another level.
+		{"info, level first", [][2]string{{"info", "info"}, {"error", "info"}, {"debug", "info"}}, []string{"info", "info", "info"}},
+		{"info, name first", [][2]string{{"info", "info"}, {"info", "error"}}, []string{"info", "info"}},
+		// A server named debug (or error): at level info, the field that is
+		// not "info".
+		{"debug, level first", [][2]string{{"info", "debug"}, {"error", "debug"}}, []string{"debug", "debug"}},
+		{"debug, name first", [][2]string{{"debug", "info"}, {"debug", "warn"}}, []string{"debug", "debug"}},
+		{"error", [][2]string{{"error", "info"}, {"error", "error"}, {"error", "warn"}}, []string{"error", "error", "error"}},
+		{"debug after a line of the other order", [][2]string{{"info", "fs"}, {"debug", "info"}}, []string{"fs", "debug"}}, // cat mcp.log mcp-server-debug.log
+		{"debug beside fs", [][2]string{{"fs", "info"}, {"debug", "info"}, {"debug", "error"}, {"fs", "error"}}, []string{"fs", "debug", "debug", "fs"}},
+		// A level of another name: the server seen before, or the order of
+		// the latest line a level word decided, or the first field.
+		{"notice, seen", [][2]string{{"fs", "info"}, {"notice", "fs"}}, []string{"fs", "fs"}},
+		{"notice, level first", [][2]string{{"info", "fs"}, {"notice", "git"}}, []string{"fs", "git"}},
+		{"notice, name first", [][2]string{{"fs", "info"}, {"git", "notice"}}, []string{"fs", "git"}},
+		{"notice, first line", [][2]string{{"git", "notice"}}, []string{"git"}},
+		{"levels in capitals are names", [][2]string{{"INFO", "info"}}, []string{"INFO"}},
+		{"empty name", [][2]string{{"", "info"}, {"info", ""}}, []string{"", ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(&checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}, "x")
+			s.log = logHost
+			var got []string
+			for i, f := range c.fields {
+				name := s.logServer([]byte(f[0]), []byte(f[1]))
+				got = append(got, string(name))
+				s.logUse(name, i+1)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("servers of lines %q (-want +got):\n%s", c.fields, diff)
+			}
+		})
+	}
+}
+
+// Findings about requests and answers in a log of several servers say
+// whose lines they are about (the server member in -json); those of a log
+// of one server are as they were. Ids are matched within a server's lines
+// only, so a response of one server is unmatched even when another server
+// has a request pending with its id.
+func TestHostLogServerFindings(t *testing.T) {
+	l := hostLine
+	fs := []string{
+		l(true, 1, "fs", `Message from client: {"method":"initialize","params":{},"jsonrpc":"2.0","id":0}`),
+		l(true, 2, "fs", `Message from client: {"method":"tools/list","params":{},"jsonrpc":"2.0","id":0}`),
+		l(true, 3, "fs", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`),
+		l(true, 4, "fs", `Message from server: {"jsonrpc":"2.0","id":7,"result":{}}`),
+		l(true, 5, "fs", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`),
+		l(true, 6, "fs", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`),
+		l(true, 7, "fs", `Message from server: {"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`),
+	}
+	git := []string{
+		l(true, 1, "git", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":7}`),
+	}
+	single := strings.Join(fs, "")
+	_, out, _ := runCmd(t, strings.NewReader(single), "check", "-")
+	want := `<stdin>:2: error: request id 0 (tools/list) sent while request 0 (line 1, initialize) is still pending: their responses cannot be told apart
+<stdin>:4: error: response id 7 matches no pending request
+<stdin>:6: error: response id 0 is a second answer: request 0 (line 2, tools/list) was already answered at line 5
+<stdin>:7: error: response with a null id (error -32601: Method not found): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error -32601 shows the peer read the request and dropped its id
+`
+	if diff := cmp.Diff(want, out[:strings.LastIndex(out[:len(out)-1], "\n")+1]); diff != "" {
+		t.Errorf("one server (-want +got):\n%s", diff)
+	}
+
+	both := interleave(fs, git) // git's request is line 2
+	_, out, _ = runCmd(t, strings.NewReader(both), "check", "-")
+	want = `<stdin>:3: error: server [fs]: request id 0 (tools/list) sent while request 0 (line 1, initialize) is still pending: their responses cannot be told apart
+<stdin>:5: error: server [fs]: response id 7 matches no pending request
+<stdin>:7: error: server [fs]: response id 0 is a second answer: request 0 (line 3, tools/list) was already answered at line 6
+<stdin>:8: error: server [fs]: response with a null id (error -32601: Method not found): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error -32601 shows the peer read the request and dropped its id
+<stdin>:2: error: server [git]: request 7 (tools/call) was never answered
+checked 1 file: 8 messages (3 requests, 5 responses, 0 notifications); 5 errors, 0 warnings
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("two servers (-want +got):\n%s", diff)
+	}
+	_, jsonOut, _ := runCmd(t, strings.NewReader(both), "check", "-json", "-")
+	var servers []string
+	for _, f := range decodeFindings(t, jsonOut) {
+		servers = append(servers, f.Server)
+	}
+	if diff := cmp.Diff([]string{"fs", "fs", "fs", "fs", "git"}, servers); diff != "" {
+		t.Errorf("-json server members (-want +got):\n%s", diff)
+	}
+}
+
+// The runs of each server are its own: a server that ends and starts again
+// has its requests reported and forgotten then, not another server's
+// pending ones, and two runs of one server at once are said to be
+// indistinguishable in findings about that server only.
+func TestHostLogRunsPerServer(t *testing.T) {
+	l := hostLine
+	log := strings.Join([]string{
+		l(false, 1, "git", "Initializing server..."),
+		l(false, 1, "git", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":0}`), // 2
+		l(false, 2, "fs", "Initializing server..."),
+		l(false, 2, "fs", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":0}`), // 4
+		l(false, 3, "fs", "Server transport closed"),
+		l(false, 4, "fs", "Initializing server..."),                                                          // fs's run before is reported here
+		l(false, 4, "fs", `Message from client: {"method":"initialize","params":{},"jsonrpc":"2.0","id":0}`), // 7
+		l(false, 5, "fs", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`),
+		l(false, 6, "git", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`), // answers line 2
+		l(false, 7, "web", "Initializing server..."),
+		l(false, 7, "web", "Initializing server..."),                                                          // two runs of web at once
+		l(false, 7, "web", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":5}`), // 12
+		l(false, 8, "git", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":5}`), // 13
+	}, "")
+	_, out, _ := runCmd(t, strings.NewReader(log), "check", "-")
+	overlap := "; the log shows a run of the server starting at line 11 while the one from line 10 had not ended, and does not say which run each message belongs to"
+	want := `<stdin>:4: error: server [fs]: request 0 (tools/call) was never answered
+<stdin>:12: error: server [web]: request 5 (tools/call) was never answered` + overlap + `
+<stdin>:13: error: server [git]: request 5 (tools/call) was never answered
+checked 1 file: 7 messages (5 requests, 2 responses, 0 notifications); 6 log lines without a message not examined; 3 errors, 0 warnings
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
