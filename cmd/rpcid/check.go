@@ -618,11 +618,63 @@ func (s *session) line(lineNo int, line []byte) {
 		return
 	}
 	if s.nonBlank == 0 {
+		if len(s.held) < maxHeld && end-start <= maxHeldLen && isTailHeader(line[start:end]) {
+			// tail's header before the lines of a file (tail -f mcp*.log):
+			// the line after it says what the capture is.
+			s.held = append(s.held, heldLine{lineNo, bytes.Clone(line[:end]), start})
+			return
+		}
 		s.log, s.logSent = logKind(line[start:end])
-		if end == start+1 && (line[start] == '{' || line[start] == '[') {
+		if len(s.held) == 0 && end == start+1 && (line[start] == '{' || line[start] == '[') {
 			s.loneBracket, s.firstByte = true, string(line[start])
 		}
+		s.replayHeld()
 	}
+	s.lineOf(pos, line[:end], start)
+}
+
+// heldLine is a line of a capture whose reading waits for the kind of the
+// capture to be known.
+type heldLine struct {
+	n     int
+	line  []byte // without trailing white space
+	start int    // its first non-blank byte
+}
+
+// maxHeld and maxHeldLen bound the tail headers held before the first
+// other non-blank line of a capture: further ones are read as that line.
+const (
+	maxHeld    = 64
+	maxHeldLen = 4096
+)
+
+// isTailHeader reports whether a line is the header tail writes before the
+// lines of each file when given several ("==> mcp.log <==").
+func isTailHeader(b []byte) bool {
+	return len(b) >= len("==>  <==") && bytes.HasPrefix(b, []byte("==> ")) && bytes.HasSuffix(b, []byte(" <=="))
+}
+
+// replayHeld reads the lines held before the kind of the capture was
+// decided: in an MCP host's log, tail's headers are lines without a
+// message; in any other capture they are read as any line is.
+func (s *session) replayHeld() {
+	held := s.held
+	s.held = nil
+	for _, h := range held {
+		if s.log == logHost {
+			s.nonBlank++
+			s.logOther++
+			continue
+		}
+		s.lineOf(position{line: h.n}, h.line, h.start)
+	}
+}
+
+// lineOf handles one non-blank line of a JSON Lines capture, without its
+// trailing white space, once the kind of the capture is known; start is
+// the offset of its first non-blank byte.
+func (s *session) lineOf(pos position, line []byte, start int) {
+	end := len(line)
 	s.nonBlank++
 	if s.log != logNone {
 		s.logLine(pos, line[:end], start)

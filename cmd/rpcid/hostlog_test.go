@@ -217,3 +217,61 @@ checked 1 file: 7 messages (5 requests, 2 responses, 0 notifications); 6 log lin
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// tail -f of several logs writes a header before each file's lines
+// ("==> mcp-server-NAME.log <=="): the line after the first one says
+// whether the capture is an MCP host's log, whose headers are lines without
+// a message; in any other capture they are read as before, in their place.
+func TestHostLogTailHeaders(t *testing.T) {
+	fs, mem := hostSession(false, "filesystem", false), hostSession(false, "memory", false)
+	header := func(name string) string { return "==> mcp-server-" + name + ".log <==\n" }
+	log := header("filesystem") + strings.Join(fs[:3], "") + "\n" + header("memory") + strings.Join(mem[:5], "") +
+		"\n" + header("filesystem") + strings.Join(fs[3:], "") + "\n" + header("memory") + strings.Join(mem[5:], "")
+	code, out, _ := runCmd(t, strings.NewReader(log), "check", "-")
+	want := "checked 1 file: 14 messages (6 requests, 4 responses, 4 notifications); 6 log lines without a message not examined; no findings\n"
+	if code != 0 || out != want {
+		t.Errorf("tail -f of two logs = %d, %q; want 0, %q", code, out, want)
+	}
+
+	jsonl := "==> a.jsonl <==\n" + `{"jsonrpc":"2.0","id":1,"method":"x"}` + "\n\n==> b.jsonl <==\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	_, out, _ = runCmd(t, strings.NewReader(jsonl), "check", "-")
+	want = `<stdin>:1: error: not JSON at column 1: invalid character at start of value ('=')
+<stdin>:4: error: not JSON at column 1: invalid character at start of value ('=')
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 2 errors, 0 warnings
+`
+	if out != want {
+		t.Errorf("JSON Lines after a tail header:\n%s\nwant:\n%s", out, want)
+	}
+	_, out, _ = runCmd(t, strings.NewReader(header("a")+header("b")), "check", "-")
+	want = `<stdin>:1: error: not JSON at column 1: invalid character at start of value ('=')
+<stdin>:2: error: not JSON at column 1: invalid character at start of value ('=')
+<stdin>: error: nothing to check: none of its 2 non-blank lines is a JSON-RPC 2.0 message
+checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 errors, 0 warnings
+`
+	if out != want {
+		t.Errorf("only tail headers:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+// The servers of a host log are parts like a HAR's sessions: beyond
+// maxParts, idle ones are forgotten, and one with a request pending is kept.
+func TestHostLogServersBounded(t *testing.T) {
+	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
+	s := newSession(c, "x")
+	n := 0
+	add := func(name, text string) {
+		n++
+		s.line(n, []byte(hostLine(true, 0, name, text)))
+	}
+	add("pending", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":0}`)
+	for i := 0; i < 3*maxParts; i++ {
+		name := fmt.Sprintf("s%d", i)
+		add(name, `Message from client: {"method":"ping","jsonrpc":"2.0","id":0}`)
+		add(name, `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`)
+	}
+	add("pending", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`)
+	if len(s.parts) > maxParts+1 || len(s.partIdx) != len(s.parts) || c.errors+c.warnings != 0 {
+		t.Errorf("after %d servers: %d parts, %d indexed, %d errors, %d warnings; want at most %d parts and no findings",
+			3*maxParts+1, len(s.parts), len(s.partIdx), c.errors, c.warnings, maxParts+1)
+	}
+}

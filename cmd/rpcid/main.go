@@ -107,10 +107,12 @@
 //     hold gigabytes of one line) is reported and skipped without being
 //     held.
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
-//     files and mcp.log: a capture whose first non-blank line starts with an
-//     RFC 3339 timestamp and two bracketed fields, the level and the
-//     server's name in either order ("2025-10-03T07:51:43.656Z [NAME]
-//     [info] ...", "2025-07-30T21:16:29.756Z [info] [NAME] ..."). A
+//     files and mcp.log: a capture whose first non-blank line (after the
+//     headers tail writes before each file's lines, "==> FILE <==", which
+//     are then lines without a message) starts with an RFC 3339 timestamp
+//     and two bracketed fields, the level and the server's name in either
+//     order ("2025-10-03T07:51:43.656Z [NAME] [info] ...",
+//     "2025-07-30T21:16:29.756Z [info] [NAME] ..."). A
 //     timestamped line holding "Message from client: " or "Message from
 //     server: " gives the message that follows (the JavaScript "{ metadata:
 //     undefined }" after it is not part of it), sent by that side; other

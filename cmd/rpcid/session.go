@@ -265,6 +265,9 @@ type session struct {
 	// encoding says why the capture could not be read as text, for the
 	// nothing-to-check finding.
 	encoding string
+	// held are the tail headers before the first other non-blank line
+	// (see heldLine), read when it says what the capture is.
+	held []heldLine
 	// loneBracket: the first non-blank line of a JSON Lines capture is
 	// only firstByte, "{" or "[" (JSON printed over several lines).
 	loneBracket bool
@@ -1217,6 +1220,11 @@ func (s *session) likely(si int) (ref, string) {
 // finish reports the HAR responses that never found a request and the
 // requests never answered, in the order they were sent.
 func (s *session) finish() {
+	if len(s.held) > 0 {
+		// Only tail headers: the capture is read as JSON Lines.
+		s.log, s.logSent = logKind(s.held[0].line[s.held[0].start:])
+		s.replayHeld()
+	}
 	s.c.logOther += s.logOther
 	s.final = true
 	for i := range s.deferred {
