@@ -571,6 +571,9 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 					if err == nil {
 						n-- // its LF
 					}
+					if s.nonBlank == 0 {
+						s.replayHeld() // the capture is JSON Lines, as without them
+					}
 					s.nonBlank++
 					s.report(position{line: lineNo}, levelError, kindInvalid, fmt.Sprintf("the line is %d bytes long, more than check reads as one message (%d MiB), and is not examined", n, maxLine>>20), nil)
 				}
@@ -740,7 +743,7 @@ const logPartKey = "\x00log "
 //
 //  1. a, when the two are the same;
 //  2. the one that is not a level word (see logLevels), when the other is;
-//     the line then tells where names stand, for the next rule but one;
+//     the line then tells where names stand, for rule 5;
 //  3. when both are level words or neither is (a server named "debug", a
 //     level of another name), the one that names a server of an earlier
 //     line, when the other does not;

@@ -251,6 +251,22 @@ checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 errors,
 	if out != want {
 		t.Errorf("only tail headers:\n%s\nwant:\n%s", out, want)
 	}
+
+	// A line too long to examine after a header: the capture is JSON
+	// Lines, its findings in the order of its lines.
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 1 << 20
+	long := `{"jsonrpc":"2.0","method":"` + strings.Repeat("b", 2<<20) + `"}`
+	_, out, _ = runCmd(t, strings.NewReader(header("a")+long+"\n"+header("b")), "check", "-")
+	want = fmt.Sprintf(`<stdin>:1: error: not JSON at column 1: invalid character at start of value ('=')
+<stdin>:2: error: the line is %d bytes long, more than check reads as one message (1 MiB), and is not examined
+<stdin>:3: error: not JSON at column 1: invalid character at start of value ('=')
+<stdin>: error: nothing to check: none of its 3 non-blank lines is a JSON-RPC 2.0 message
+checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 4 errors, 0 warnings
+`, len(long))
+	if out != want {
+		t.Errorf("a long line after a tail header:\n%s\nwant:\n%s", out, want)
+	}
 }
 
 // The servers of a host log are parts like a HAR's sessions: beyond

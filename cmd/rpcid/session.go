@@ -1220,11 +1220,8 @@ func (s *session) likely(si int) (ref, string) {
 // finish reports the HAR responses that never found a request and the
 // requests never answered, in the order they were sent.
 func (s *session) finish() {
-	if len(s.held) > 0 {
-		// Only tail headers: the capture is read as JSON Lines.
-		s.log, s.logSent = logKind(s.held[0].line[s.held[0].start:])
-		s.replayHeld()
-	}
+	// A capture of only tail headers is JSON Lines (s.log is logNone).
+	s.replayHeld()
 	s.c.logOther += s.logOther
 	s.final = true
 	for i := range s.deferred {
