@@ -657,6 +657,17 @@ func isTailHeader(b []byte) bool {
 	return len(b) >= len("==>  <==") && bytes.HasPrefix(b, []byte("==> ")) && bytes.HasSuffix(b, []byte(" <=="))
 }
 
+// logHeader notes the file whose lines follow when a line of an MCP host's
+// log without a timestamp is a tail header: each file's servers are
+// sessions of their own, as each FILE given to check is (tail -f mcp*.log
+// follows mcp.log, which holds the lines of all servers, beside the
+// per-server logs).
+func (s *session) logHeader(line []byte) {
+	if len(line) <= maxHeldLen && isTailHeader(line) {
+		s.logFile = string(line[len("==> ") : len(line)-len(" <==")])
+	}
+}
+
 // replayHeld reads the lines held before the kind of the capture was
 // decided: in an MCP host's log, tail's headers are lines without a
 // message; in any other capture they are read as any line is.
@@ -665,6 +676,7 @@ func (s *session) replayHeld() {
 	s.held = nil
 	for _, h := range held {
 		if s.log == logHost {
+			s.logHeader(h.line[h.start:])
 			s.nonBlank++
 			s.logOther++
 			continue
@@ -728,15 +740,22 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 // [name] [info] ..."). Submatches 3 and 4 are the fields (see logServer).
 var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[([^\]]*)\] \[([^\]]*)\] `)
 
-// logLevels are the level words of an MCP host's log lines: those Claude
-// Desktop writes (error, warn, info, debug) and those of the usual
-// JavaScript loggers, in lower case as they write them.
+// logLevels are the level words of an MCP host's log lines, in lower case
+// as loggers write them: Claude Desktop's info and error, the other levels
+// of electron-log and winston (warn, verbose, debug, silly; not winston's
+// http, a likely server name), warning and trace.
 var logLevels = map[string]bool{"error": true, "warn": true, "warning": true, "info": true, "debug": true, "verbose": true, "silly": true, "trace": true}
 
-// logPartKey starts the key of a server's part in an MCP host's log (see
-// session.use); the server's name follows. No HAR part key (see partKey)
-// starts with a NUL byte.
-const logPartKey = "\x00log "
+// logPartKey returns the key of the part of server name in an MCP host's
+// log (see session.use), after the tail header naming file (""
+// before any). No HAR part key (see partKey) starts with a NUL byte, and
+// the length of file keeps the keys of different files and names apart.
+func logPartKey(file string, name []byte) string {
+	if file == "" {
+		return "\x00log " + string(name)
+	}
+	return "\x00log\x00" + strconv.Itoa(len(file)) + ":" + file + string(name)
+}
 
 // logServer returns which of the two bracketed fields a and b of a line of
 // an MCP host's log names the server:
@@ -746,7 +765,8 @@ const logPartKey = "\x00log "
 //     the line then tells where names stand, for rule 5;
 //  3. when both are level words or neither is (a server named "debug", a
 //     level of another name), the one that names a server of an earlier
-//     line, when the other does not;
+//     line (of the same file, after tail headers), when the other does
+//     not;
 //  4. when both are level words, the one that is not "info" when the other
 //     is (the lines that matter, messages and the starts and ends of runs,
 //     are written at level info);
@@ -789,19 +809,20 @@ func (s *session) logServer(a, b []byte) []byte {
 }
 
 // logKnown reports whether name is a server of an earlier line of an MCP
-// host's log (as long as its part is kept: see maxParts).
+// host's log, of the same file after tail headers (as long as its part is
+// kept: see maxParts).
 func (s *session) logKnown(name []byte) bool {
-	if s.p != nil && string(name) == s.p.key[len(logPartKey):] {
+	if s.p != nil && string(name) == s.p.server && s.p.file == s.logFile {
 		return true
 	}
-	_, ok := s.partIdx[logPartKey+string(name)]
+	_, ok := s.partIdx[logPartKey(s.logFile, name)]
 	return ok
 }
 
 // logUse makes the part of server name the one in use for line lineNo of
 // an MCP host's log.
 func (s *session) logUse(name []byte, lineNo int) {
-	if s.p != nil && string(name) == s.p.key[len(logPartKey):] {
+	if s.p != nil && string(name) == s.p.server && s.p.file == s.logFile {
 		s.p.used = lineNo // the server of the line before: most lines
 		return
 	}
@@ -810,7 +831,10 @@ func (s *session) logUse(name []byte, lineNo int) {
 	} else if !s.logMany && string(name) != s.logFirst {
 		s.logMany = true
 	}
-	s.use(logPartKey+string(name), lineNo)
+	s.use(logPartKey(s.logFile, name), lineNo)
+	if s.p.server == "" {
+		s.p.server, s.p.file = string(name), s.logFile
+	}
 }
 
 // Kinds of log that check reads messages from.
@@ -877,6 +901,7 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	// anything.
 	m := logStamp.FindSubmatchIndex(line[start:])
 	if m == nil {
+		s.logHeader(line[start:])
 		s.logOther++
 		return
 	}

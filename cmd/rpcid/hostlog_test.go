@@ -233,6 +233,21 @@ func TestHostLogTailHeaders(t *testing.T) {
 		t.Errorf("tail -f of two logs = %d, %q; want 0, %q", code, out, want)
 	}
 
+	// tail -f mcp*.log follows mcp.log, which holds the lines of all
+	// servers, beside the per-server logs: each file's servers are
+	// sessions of their own, so the same messages twice are no duplicates.
+	all := strings.Split(interleave(hostSession(true, "filesystem", false), hostSession(true, "memory", false)), "\n")
+	for i := range all {
+		all[i] += "\n"
+	}
+	log = header("filesystem") + strings.Join(fs[:4], "") + "\n==> mcp.log <==\n" + strings.Join(all[:10], "") +
+		"\n" + header("filesystem") + strings.Join(fs[4:], "") + "\n==> mcp.log <==\n" + strings.Join(all[10:len(all)-1], "")
+	code, out, _ = runCmd(t, strings.NewReader(log), "check", "-")
+	want = "checked 1 file: 21 messages (9 requests, 6 responses, 6 notifications); 7 log lines without a message not examined; no findings\n"
+	if code != 0 || out != want {
+		t.Errorf("tail -f of mcp.log and a per-server log = %d, %q; want 0, %q", code, out, want)
+	}
+
 	jsonl := "==> a.jsonl <==\n" + `{"jsonrpc":"2.0","id":1,"method":"x"}` + "\n\n==> b.jsonl <==\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
 	_, out, _ = runCmd(t, strings.NewReader(jsonl), "check", "-")
 	want = `<stdin>:1: error: not JSON at column 1: invalid character at start of value ('=')

@@ -123,7 +123,10 @@
 //     interleaves the lines of all servers, and in per-server logs joined
 //     (cat mcp-server-*.log, tail -f): ids are matched, and duplicates
 //     found, among one server's lines only (every server's client starts
-//     its ids at 0). Of the two fields, the name is the one that is not a
+//     its ids at 0). After a tail header, the servers of the file it names
+//     are sessions of their own, as each FILE given to check is (tail -f
+//     mcp*.log follows mcp.log, which holds every server's lines, and the
+//     per-server logs, which hold each server's). Of the two fields, the name is the one that is not a
 //     level word (error, warn, warning, info, debug, verbose, silly, trace,
 //     in lower case); when both are or neither is (a server named "debug",
 //     a level of another name), the one that named a server on an earlier

@@ -69,10 +69,13 @@ type part struct {
 	lostStream  int
 	key         string // its key in partIdx (see partKey and logPartKey)
 	used        int    // the HAR entry or log line that last used it
-	// The runs of its server in an MCP host's log (see session.logRunAt).
-	logRunAt   int
-	logRunOpen bool
-	logOverlap string
+	// In an MCP host's log: its server, the file its lines follow the tail
+	// header of ("" before any), and the runs of its server (see
+	// session.logRunAt).
+	server, file string
+	logRunAt     int
+	logRunOpen   bool
+	logOverlap   string
 	// events are the SSE events with ids its streams carried (see
 	// session.sse), as far as seenEvents remembers them.
 	events map[seenEvent]struct{}
@@ -302,6 +305,9 @@ type session struct {
 	// they are about (see report).
 	logFirst string
 	logMany  bool
+	// logFile is the file named by the latest tail header of an MCP host's
+	// log ("==> mcp.log <=="), "" before any.
+	logFile string
 	// logSent is who sent the messages of a go-sdk log's "write: " lines.
 	logSent direction
 
@@ -342,7 +348,7 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 	if s.log == logHost && s.logMany && s.p != nil && pos.line > 0 {
 		// The lines of several servers, each with ids of its own: a
 		// finding about requests and answers holds for one server's.
-		f.Server = showString(s.p.key[len(logPartKey):])
+		f.Server = showString(s.p.server)
 		switch kind {
 		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched, kindNullResponse:
 			msg = "server [" + f.Server + "]: " + msg
