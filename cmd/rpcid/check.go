@@ -740,11 +740,32 @@ func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c =
 // [name] [info] ..."). Submatches 3 and 4 are the fields (see logServer).
 var logStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d) \[([^\]]*)\] \[([^\]]*)\] `)
 
-// logLevels are the level words of an MCP host's log lines, in lower case
-// as loggers write them: Claude Desktop's info and error, the other levels
-// of electron-log and winston (warn, verbose, debug, silly; not winston's
-// http, a likely server name), warning and trace.
+// logLevels are the level words of an MCP host's log lines, in lower case:
+// Claude Desktop's info and error, the other levels of electron-log and
+// winston (warn, verbose, debug, silly; not winston's http, a likely server
+// name), warning and trace (see isLevel).
 var logLevels = map[string]bool{"error": true, "warn": true, "warning": true, "info": true, "debug": true, "verbose": true, "silly": true, "trace": true}
+
+// isLevel reports whether b is a level word (see logLevels), in lower or
+// upper case as loggers write them ("info", "INFO"; "Info" is a name), and
+// whether it is info.
+func isLevel(b []byte) (level, info bool) {
+	if logLevels[string(b)] {
+		return true, string(b) == "info"
+	}
+	var buf [len("warning")]byte
+	if len(b) > len(buf) {
+		return false, false
+	}
+	for i, c := range b {
+		if c < 'A' || c > 'Z' {
+			return false, false
+		}
+		buf[i] = c + 'a' - 'A'
+	}
+	w := buf[:len(b)]
+	return logLevels[string(w)], string(w) == "info"
+}
 
 // logPartKey returns the key of the part of server name in an MCP host's
 // log (see session.use), after the tail header naming file (""
@@ -761,7 +782,7 @@ func logPartKey(file string, name []byte) string {
 // an MCP host's log names the server:
 //
 //  1. a, when the two are the same;
-//  2. the one that is not a level word (see logLevels), when the other is;
+//  2. the one that is not a level word (see isLevel), when the other is;
 //     the line then tells where names stand, for rule 5;
 //  3. when both are level words or neither is (a server named "debug", a
 //     level of another name), the one that names a server of an earlier
@@ -779,7 +800,8 @@ func logPartKey(file string, name []byte) string {
 // it is written at level info. Each line is decided on its own, so that
 // logs of both orders joined (cat mcp*.log) are read right.
 func (s *session) logServer(a, b []byte) []byte {
-	la, lb := logLevels[string(a)], logLevels[string(b)]
+	la, ia := isLevel(a)
+	lb, ib := isLevel(b)
 	switch {
 	case bytes.Equal(a, b):
 		return a
@@ -796,10 +818,10 @@ func (s *session) logServer(a, b []byte) []byte {
 		}
 		return b
 	}
-	if la && string(a) == "info" {
+	if ia && lb {
 		return b
 	}
-	if lb && string(b) == "info" {
+	if ib && la {
 		return a
 	}
 	if s.logNameFirst == 2 {

@@ -114,7 +114,8 @@ func TestHostLogServerNames(t *testing.T) {
 		{"notice, level first", [][2]string{{"info", "fs"}, {"notice", "git"}}, []string{"fs", "git"}},
 		{"notice, name first", [][2]string{{"fs", "info"}, {"git", "notice"}}, []string{"fs", "git"}},
 		{"notice, first line", [][2]string{{"git", "notice"}}, []string{"git"}},
-		{"levels in capitals are names", [][2]string{{"INFO", "info"}}, []string{"INFO"}},
+		{"levels in capitals", [][2]string{{"INFO", "fs"}, {"fs", "Error"}}, []string{"fs", "fs"}},
+		{"a server named Info", [][2]string{{"Info", "info"}, {"Info", "error"}}, []string{"Info", "Info"}},
 		{"empty name", [][2]string{{"", "info"}, {"info", ""}}, []string{"", ""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -108,41 +108,39 @@
 //     held.
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
 //     files and mcp.log: a capture whose first non-blank line (after the
-//     headers tail writes before each file's lines, "==> FILE <==", which
-//     are then lines without a message) starts with an RFC 3339 timestamp
-//     and two bracketed fields, the level and the server's name in either
-//     order ("2025-10-03T07:51:43.656Z [NAME] [info] ...",
-//     "2025-07-30T21:16:29.756Z [info] [NAME] ..."). A
-//     timestamped line holding "Message from client: " or "Message from
-//     server: " gives the message that follows (the JavaScript "{ metadata:
-//     undefined }" after it is not part of it), sent by that side; other
-//     lines (the host's own, the server's standard error, which may be JSON
-//     from its logger or say anything) hold no message and are counted in
-//     the summary as log lines not examined. Each server named on the
-//     timestamped lines is a session of its own, as in mcp.log, which
-//     interleaves the lines of all servers, and in per-server logs joined
-//     (cat mcp-server-*.log, tail -f): ids are matched, and duplicates
-//     found, among one server's lines only (every server's client starts
-//     its ids at 0). After a tail header, the servers of the file it names
-//     are sessions of their own, as each FILE given to check is (tail -f
-//     mcp*.log follows mcp.log, which holds every server's lines, and the
-//     per-server logs, which hold each server's). Of the two fields, the name is the one that is not a
-//     level word (error, warn, warning, info, debug, verbose, silly, trace,
-//     in lower case); when both are or neither is (a server named "debug",
-//     a level of another name), the one that named a server on an earlier
-//     line when the other did not; else, of two level words, the one that
-//     is not "info" (the host writes messages at level info); else the
-//     field where the name stood on the latest line a level word decided,
-//     and before any, the first. Once the log has named a second server,
-//     findings about requests and answers (duplicate-id, answered-twice,
+//     headers tail writes before each file's lines, "==> FILE <==", which are
+//     then lines without a message) starts with an RFC 3339 timestamp and two
+//     bracketed fields, the level and the server's name in either order
+//     ("2025-10-03T07:51:43.656Z [NAME] [info] ...", "2025-07-30T21:16:29.756Z
+//     [info] [NAME] ..."). A timestamped line holding "Message from client: "
+//     or "Message from server: " gives the message that follows (the
+//     JavaScript "{ metadata: undefined }" after it is not part of it), sent
+//     by that side; other lines (the host's own, the server's standard error,
+//     which may be JSON from its logger or say anything) hold no message and
+//     are counted in the summary as log lines not examined. Each server named
+//     on the timestamped lines is a session of its own, as in mcp.log, which
+//     interleaves the lines of all servers, and in per-server logs joined (cat
+//     mcp-server-*.log, tail -f): ids are matched, and duplicates found, among
+//     one server's lines only (every server's client starts its ids at 0).
+//     After a tail header, the servers of the file it names are sessions of
+//     their own, as each FILE given to check is (tail -f mcp*.log follows
+//     mcp.log, which holds every server's lines, and the per-server logs,
+//     which hold each server's). Of the two fields, the name is the one that
+//     is not a level word (error, warn, warning, info, debug, verbose, silly,
+//     trace, in lower or upper case); when both are or neither is (a server named
+//     "debug", a level of another name), the one that named a server on an
+//     earlier line (of its file) when the other did not; else, of two level words, the one
+//     that is not "info" (the host writes messages at level info); else the
+//     field where the name stood on the latest line a level word decided, and
+//     before any, the first. Once the log has named a second server, findings
+//     about requests and answers (duplicate-id, answered-twice,
 //     unanswered-request, unmatched-response, null-id-response) start with
-//     "server [NAME]: ". The host appends every run of a server to the log:
-//     an "Initializing server..." line after that server's run ended
-//     ("... transport closed") starts a new one, whose ids are its own (the
-//     requests of the run before are reported then); when a run starts
-//     before the one before ended, the log does not say which run each
-//     message belongs to, and findings about requests and answers of that
-//     server say so.
+//     "server [NAME]: ". The host appends every run of a server to the log: an
+//     "Initializing server..." line after that server's run ended ("...
+//     transport closed") starts a new one, whose ids are its own (the requests
+//     of the run before are reported then); when a run starts before the one
+//     before ended, the log does not say which run each message belongs to,
+//     and findings about requests and answers of that server say so.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
 //     non-blank line is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the
