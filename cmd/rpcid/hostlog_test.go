@@ -80,8 +80,11 @@ func TestHostLogServersClean(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, strings.NewReader(c.log), "check", "-")
-			if code != 0 || errOut != "" || !strings.HasSuffix(out, "; no findings\n") || strings.Count(out, "\n") != 1 {
-				t.Errorf("check = %d, %q, stderr %q; want 0 and no findings for:\n%s", code, out, errOut, c.log)
+			// Each session: 3 requests, 2 responses, 2 notifications.
+			n := strings.Count(c.log, "Initializing server")
+			read := fmt.Sprintf("checked 1 file: %d messages (%d requests, %d responses, %d notifications); ", 7*n, 3*n, 2*n, 2*n)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, read) || !strings.HasSuffix(out, "; no findings\n") || strings.Count(out, "\n") != 1 {
+				t.Errorf("check = %d, %q, stderr %q; want 0, %q... and no findings for:\n%s", code, out, errOut, read, c.log)
 			}
 		})
 	}
