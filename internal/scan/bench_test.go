@@ -1,6 +1,7 @@
 package scan_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -126,6 +127,19 @@ const (
 	japaneseLine = `東京の天気予報：小雨、気温十二度、西の風毎時二十キロ。\n`
 )
 
+// imageResponse is a tools/call response with image content: about size
+// bytes of base64 (RFC 4648 section 4), as MCP carries a PNG, without
+// escapes.
+func imageResponse(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"image","mimeType":"image/png","data":"`
+	tail := `"}],"isError":false}}`
+	raw := make([]byte, (size-len(head)-len(tail))/4*3)
+	for i := range raw {
+		raw[i] = byte(i*7 + i>>8)
+	}
+	return []byte(head + base64.StdEncoding.EncodeToString(raw) + tail)
+}
+
 var benchInputs = []struct {
 	name string
 	data []byte
@@ -139,6 +153,7 @@ var benchInputs = []struct {
 	{"1KB-french", textResponse(frenchLine, 1024)},
 	{"1MB-french", textResponse(frenchLine, 1<<20)},
 	{"1MB-japanese", textResponse(japaneseLine, 1<<20)},
+	{"1MB-image", imageResponse(1 << 20)},
 }
 
 func TestBenchInputs(t *testing.T) {

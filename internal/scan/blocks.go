@@ -20,7 +20,7 @@ const blockBatch = 16
 const (
 	maskQuote   = iota // '"'
 	maskSolidus        // '\\'
-	maskStop           // below 0x20 or above 0x7f: a control character or a byte of a multi-byte UTF-8 sequence
+	maskStop           // below 0x20 or above 0x7f: a control character or a byte of a multi-byte UTF-8 sequence (only below 0x20 where classifyUTF8 checks UTF-8)
 	maskSimple         // if the block has a reverse solidus, a byte of / b f n r t (with " and \, those that may follow one in an escape other than \u), else none
 	masks
 )
@@ -55,15 +55,20 @@ func classifyRef(b []byte, out []uint64) {
 	}
 }
 
-// blocks skips the contents of a string from data[i], which is not part of
-// an escape, 64 bytes a block, past plain bytes, escapes (but for those of
+// blocks skips the contents of a string from data[i], which is neither part
+// of an escape nor within a UTF-8 sequence, 64 bytes a block, past plain bytes, escapes (but for those of
 // UTF-16 surrogates) and multi-byte UTF-8 sequences, and returns the offset
 // of the first byte str must look at itself: a quotation mark that ends the
 // string, a reverse solidus whose escape is of a surrogate or malformed, a
 // control character, a byte that starts no valid UTF-8 sequence; or, where
 // fewer than 64 bytes remain, of the first of them, or of the reverse
 // solidus of an escape that reaches into them, or of the end of a run of
-// UTF-8 sequences that does.
+// UTF-8 sequences that does (or, where classifyUTF8 checks UTF-8, of the
+// first byte of a sequence that does). Where classifyUTF8 checks UTF-8 and
+// finds an error in a block, blocks returns the offset of the block's first
+// byte instead (or of the reverse solidus that escapes it, or of the first
+// byte of a sequence that reaches into it), even if the error lies past the
+// string's end: str finds from there what stops the string.
 //
 // The reverse solidi that start an escape are those that end an odd run of
 // them, counting one carried from the block before; the byte after each is
@@ -73,11 +78,14 @@ func classifyRef(b []byte, out []uint64) {
 // the bits after runs are found by the parity of where they start, for all
 // runs at once (the method of simdjson's string scanner: Langdale and
 // Lemire, "Parsing Gigabytes of JSON per Second", 2019, section 3.1.1).
-// Escapes other than \u need nothing more; \u escapes and UTF-8 sequences
-// are checked one by one where the block's masks stop.
+// Escapes other than \u need nothing more; \u escapes are checked one by one
+// where the block's masks stop, and so is UTF-8 where classifyUTF8 does not
+// check it.
 func blocks(data []byte, i int) int {
 	var m [blockBatch * masks]uint64
-	var prev [16]byte // the 16 bytes before the batch, for classifyUTF8
+	// prev is the 16 bytes before the batch, for classifyUTF8: zeros
+	// before the first, which data[i] starts, not continues.
+	var prev [16]byte
 	from := i
 	carry := uint64(0) // 1 if the first byte of the next block is escaped
 	// through is the end of the last run of multi-byte UTF-8 sequences

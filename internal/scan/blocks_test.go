@@ -170,24 +170,26 @@ func TestStrBlocks(t *testing.T) {
 			b = append(b, '"')
 		}
 		checkStr(t, b)
-		// Both paths of blocks give str the same end, or the same fault at
-		// the same offset.
-		savedUTF8, savedAVX2 := useUTF8, useAVX2
-		var res [3][3]int
-		for k, p := range blockPaths {
-			useUTF8, useAVX2 = p.utf8, p.avx2 && canAVX2
+		// Every path gives str the same end, or the same fault at the same
+		// offset, as the pure Go one.
+		res := map[string][3]int{}
+		for _, path := range BlockPaths() {
+			restore := UseBlockPath(path)
 			s := scanner{data: b}
-			res[k] = [3]int{s.str(0), int(s.flt), s.off}
+			res[path] = [3]int{s.str(0), int(s.flt), s.off}
+			restore()
 		}
-		useUTF8, useAVX2 = savedUTF8, savedAVX2
-		if res[0] != res[1] || res[0] != res[2] {
-			t.Fatalf("str(%q): end, fault, offset %v (sse2, ssse3, avx2)", b, res)
+		for path, got := range res {
+			if got != res["go"] {
+				t.Fatalf("str(%q) with %s: end, fault, offset %v; pure Go %v", b, path, got, res["go"])
+			}
 		}
 	}
 }
 
-// blocks takes every one-, two-, three- and four-byte sequence, valid or
-// not, as utf8.DecodeRune does, in a string long enough for a block.
+// blocks takes every pair of a byte 80-FF and any byte, alone and followed
+// by 80, BF 80 and 7F, as utf8.DecodeRune does, at one offset of a string
+// long enough for a block.
 func TestBlocksUTF8(t *testing.T) { blocksBoth(t, testBlocksUTF8) }
 
 func testBlocksUTF8(t *testing.T) {
@@ -209,10 +211,11 @@ func testBlocksUTF8(t *testing.T) {
 	}
 }
 
-// classifyBlocksUTF8 agrees with classifyUTF8Ref: every two-, three- and
-// four-byte sequence (valid or not) at every offset around the boundaries of
-// a block's 16-byte lanes and of blocks, with the bytes before b in prev,
-// and random batches of every length with random bytes before them.
+// classifyBlocksUTF8 and classifyBlocksAVX2 agree with classifyUTF8Ref:
+// every pair of a byte 80-FF and any byte, alone and followed by 80, BF 80
+// and 80 41, at 14 offsets around the boundaries of 16-byte lanes, 32-byte
+// halves and blocks, and cut between prev and the block; and random batches
+// of every length with random bytes before them.
 func TestClassifyBlocksUTF8(t *testing.T) {
 	if !canUTF8 {
 		t.Skip("classifyBlocksUTF8 needs SSSE3 on amd64 and is not built with purego")

@@ -5,6 +5,10 @@ package scan
 // haveBlocks reports whether classifyBlocks is fast enough for str to use blocks.
 const haveBlocks = true
 
+// useBlocks reports whether str uses blocks: where they are fast. Tests set
+// it to false to try the pure Go path, which the purego build tag keeps.
+var useBlocks = haveBlocks
+
 // classifyBlocks writes the four masks of each 64-byte block of b (len(b) a
 // multiple of 64, at most blockBatch blocks) to out, as classifyRef does,
 // with SSE2 instructions, which every amd64 processor has.
@@ -30,16 +34,17 @@ func cpuidSSSE3() bool
 // system keeps its registers.
 func cpuidAVX2() bool
 
-// canAVX2 reports whether classifyBlocksAVX2 can run (most amd64 processors
-// since 2013-2015); useAVX2 whether classifyUTF8 uses it. Tests and
+// canAVX2 reports whether classifyBlocksAVX2 can run: Intel's since Haswell
+// (2013) but for some Pentium, Celeron and Atom models, AMD's since
+// Excavator (2015). useAVX2 reports whether classifyUTF8 uses it; tests and
 // benchmarks set it to false to try classifyBlocksUTF8.
 var canAVX2 = cpuidAVX2()
 
 var useAVX2 = canAVX2
 
 // canUTF8 reports whether the processor has SSSE3, which
-// classifyBlocksUTF8 needs: every amd64 processor since 2006 but for some
-// early ones by AMD.
+// classifyBlocksUTF8 needs: Intel's since the Core 2 (2006), AMD's since
+// Bobcat and Bulldozer (2011).
 var canUTF8 = cpuidSSSE3()
 
 // useUTF8 reports whether classifyUTF8 checks UTF-8 too: where the

@@ -6,6 +6,9 @@ package scan
 // not in Go, where str's eight-bytes-a-step loops are faster.
 const haveBlocks = false
 
+// useBlocks reports whether str uses blocks: never here but in tests.
+var useBlocks = haveBlocks
+
 // canUTF8 reports whether classifyUTF8 can check UTF-8 in assembly: never
 // here.
 const canUTF8 = false

@@ -19,8 +19,8 @@
 // on which JSON-RPC implementation reads it (JSON-RPC 2.0 member names are
 // case-sensitive, encoding/json's matching is not).
 //
-// On amd64, strings of 64 bytes or more are checked 64 bytes a block in
-// assembly (classify_amd64.s): with AVX2 or SSSE3 where the processor has
+// On amd64, strings of about 100 bytes or more are checked 64 bytes a block,
+// past their first 32 to 40 bytes, in assembly (classify_amd64.s): with AVX2 or SSSE3 where the processor has
 // them (found with CPUID), which check the UTF-8 of a block too (the method
 // of Keiser and Lemire, 2021), else with SSE2, which every amd64 processor
 // has, and UTF-8 one sequence at a time. The purego build tag, like every

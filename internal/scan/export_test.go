@@ -1,8 +1,10 @@
 package scan
 
-// BlockPaths returns the names of the ways of checking strings in blocks
-// that this processor and build have, fastest first: "avx2" and "ssse3"
-// (which also check UTF-8 in blocks) and "sse2" on amd64; none elsewhere.
+// BlockPaths returns the names of the ways of checking strings that this
+// processor and build have, fastest first: "avx2" and "ssse3" (64-byte
+// blocks that also check UTF-8) and "sse2" (64-byte blocks, UTF-8 a
+// sequence at a time) on amd64, and everywhere "go", the pure Go path of
+// the purego build tag (eight bytes a step).
 func BlockPaths() []string {
 	var paths []string
 	if canAVX2 {
@@ -14,14 +16,15 @@ func BlockPaths() []string {
 	if haveBlocks {
 		paths = append(paths, "sse2")
 	}
-	return paths
+	return append(paths, "go")
 }
 
-// UseBlockPath makes Scan check strings in blocks the way named (one of
-// BlockPaths) and returns a function that restores the way before, so that
-// the benchmarks can measure each in one process.
+// UseBlockPath makes Scan check strings the way named (one of BlockPaths)
+// and returns a function that restores the way before, so that tests and
+// benchmarks can compare them in one process.
 func UseBlockPath(name string) (restore func()) {
-	savedUTF8, savedAVX2 := useUTF8, useAVX2
+	saved := [3]bool{useBlocks, useUTF8, useAVX2}
+	useBlocks = name != "go" && haveBlocks
 	useUTF8, useAVX2 = name != "sse2" && canUTF8, name == "avx2" && canAVX2
-	return func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }
+	return func() { useBlocks, useUTF8, useAVX2 = saved[0], saved[1], saved[2] }
 }

@@ -251,14 +251,16 @@ func FuzzScan(f *testing.F) {
 		`{"result":"` + strings.Repeat("x", 70) + `\u00e9` + strings.Repeat("y", 70) + `\q"}`,
 		"{\"result\":\"" + strings.Repeat("x", 70) + "\u00e9\x01" + strings.Repeat("y", 70) + "\"}",
 		"{\"result\":\"" + strings.Repeat("xé", 70) + "\xff\"}",
-		// UTF-8 checked in blocks (AVX2, SSSE3): sequences across the
-		// 16-byte lanes and the blocks, a sequence cut short where a block
-		// or the string ends, invalid bytes after the string's end.
+		// UTF-8 checked in blocks (AVX2, SSSE3), which str takes past a
+		// string's first 32 to 40 bytes: sequences across the 16-byte lanes and
+		// the blocks, a sequence cut short where a block or the string
+		// ends, invalid bytes after the string's end, after an escape.
 		"{\"result\":\"" + strings.Repeat("東京", 40) + "\"}",
 		"{\"result\":\"" + strings.Repeat("東京", 20) + "\xe6\x9d" + strings.Repeat("x", 70) + "\"}",
 		"{\"result\":\"" + strings.Repeat("x", 61) + "\xf0\x9f\x98\x80" + strings.Repeat("é", 40) + "\xed\xa0\x80\"}",
 		"{\"result\":\"" + strings.Repeat("x", 62) + "\xe2\x82\"" + strings.Repeat("y", 70) + "\"}",
 		"{\"result\":\"" + strings.Repeat("x", 70) + "\",\"id\":\"\xc0\xaf" + strings.Repeat("y", 70) + "\"}",
+		"{\"result\":\"" + strings.Repeat("x", 32) + `\n` + strings.Repeat("x", 61) + "\xe2\x82" + strings.Repeat("y", 70) + "\"}",
 	} {
 		f.Add([]byte(s))
 	}

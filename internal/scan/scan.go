@@ -705,8 +705,10 @@ func (s *scanner) number(i int) int {
 // (see skipPlain). Where escapes come close together (two within eight
 // bytes, as in source code and JSON held in a string), it switches to dense,
 // which finds the escapes of eight bytes at once without a branch for each.
-// Past its first 32 bytes, where 64 remain and the platform has
-// classifyBlocks (amd64), it takes 64 bytes a block with blocks instead.
+// Past its first 32 bytes (40 at most, where no escape or UTF-8 stops it
+// before), where 64 remain and the platform has classifyBlocks (amd64), it
+// takes 64 bytes a block with blocks instead, however long a run of plain
+// bytes (base64 images) or of UTF-8 (text without escapes) it is in.
 func (s *scanner) str(i int) int {
 	data := s.data
 	i++
@@ -717,16 +719,26 @@ func (s *scanner) str(i int) int {
 	// text dense with such bytes does not pay for a block at each.
 	slow := i + 32
 	for {
-		if haveBlocks && i >= slow && len(data)-i >= 64 {
+		if useBlocks && i >= slow && len(data)-i >= 64 {
 			i = blocks(data, i)
 			slow = i + 64
 		}
+		// Where blocks can take over at slow, the loops below stop there
+		// (within a step of eight bytes or a UTF-8 sequence), however long
+		// the plain bytes or the UTF-8 run: past it, 64 bytes remain.
+		lim := len(data)
+		if useBlocks && len(data)-max(slow, i) >= 64+8 {
+			lim = max(slow, i) + 8
+		}
 		// skipPlain, written out here to save a call after each escape.
-		for ; i+8 <= len(data); i += 8 {
+		for ; i+8 <= lim; i += 8 {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto look
 			}
+		}
+		if lim < len(data) {
+			continue // to blocks
 		}
 		for i < len(data) && plain[data[i]] {
 			i++
@@ -754,10 +766,11 @@ func (s *scanner) str(i int) int {
 		case c < 0x20:
 			return s.fail(i, faultControl)
 		default:
-			// Multi-byte UTF-8, one sequence at a time. utf8.DecodeRune
-			// refuses overlong forms, surrogate halves and bytes that
-			// start no sequence (RFC 3629).
-			for i < len(data) && data[i] >= utf8.RuneSelf {
+			// Multi-byte UTF-8, one sequence at a time, to the run's end
+			// or to lim, where blocks take over. utf8.DecodeRune refuses
+			// overlong forms, surrogate halves and bytes that start no
+			// sequence (RFC 3629).
+			for i < lim && data[i] >= utf8.RuneSelf {
 				r, size := utf8.DecodeRune(data[i:])
 				if r == utf8.RuneError && size == 1 {
 					return s.fail(i, faultUTF8)
