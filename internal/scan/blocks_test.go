@@ -144,7 +144,9 @@ func blocksBoth(t *testing.T, f func(t *testing.T)) {
 	savedUTF8, savedAVX2 := useUTF8, useAVX2
 	defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
 	for _, p := range blockPaths {
-		if p.avx2 && !canAVX2 {
+		// Without the assembly (purego, other platforms), classifyUTF8
+		// checks UTF-8 in Go, with classifyUTF8Ref.
+		if p.avx2 && !canAVX2 || p.name == "ssse3" && !canUTF8 && haveBlocks {
 			continue
 		}
 		useUTF8, useAVX2 = p.utf8, p.avx2
@@ -217,14 +219,14 @@ func testBlocksUTF8(t *testing.T) {
 // halves and blocks, and cut between prev and the block; and random batches
 // of every length with random bytes before them.
 func TestClassifyBlocksUTF8(t *testing.T) {
-	if !canUTF8 {
-		t.Skip("classifyBlocksUTF8 needs SSSE3 on amd64 and is not built with purego")
+	if !canUTF8 && !canAVX2 {
+		t.Skip("classifyBlocksUTF8 and classifyBlocksAVX2 need SSSE3 or AVX2 on amd64 (and GODEBUG not turning them off), and are not built with purego")
 	}
 	savedUTF8, savedAVX2 := useUTF8, useAVX2
 	defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
 	for _, p := range blockPaths[1:] {
-		if p.avx2 && !canAVX2 {
-			t.Logf("no AVX2: classifyBlocksAVX2 not tried")
+		if p.avx2 && !canAVX2 || !p.avx2 && !canUTF8 {
+			t.Logf("%s not here (or turned off by GODEBUG): not tried", p.name)
 			continue
 		}
 		useUTF8, useAVX2 = p.utf8, p.avx2

@@ -2,6 +2,8 @@
 
 package scan
 
+import "os"
+
 // haveBlocks reports whether classifyBlocks is fast enough for str to use blocks.
 const haveBlocks = true
 
@@ -36,20 +38,21 @@ func cpuidAVX2() bool
 
 // canAVX2 reports whether classifyBlocksAVX2 can run: Intel's since Haswell
 // (2013) but for some Pentium, Celeron and Atom models, AMD's since
-// Excavator (2015). useAVX2 reports whether classifyUTF8 uses it; tests and
-// benchmarks set it to false to try classifyBlocksUTF8.
-var canAVX2 = cpuidAVX2()
+// Excavator (2015). GODEBUG=cpu.avx2=off turns it off. useAVX2 reports
+// whether classifyUTF8 uses it; tests and benchmarks set it to false to try
+// classifyBlocksUTF8.
+var canAVX2 = cpuidAVX2() && cpuOn(os.Getenv("GODEBUG"), "avx2")
 
 var useAVX2 = canAVX2
 
 // canUTF8 reports whether the processor has SSSE3, which
 // classifyBlocksUTF8 needs: Intel's since the Core 2 (2006), AMD's since
-// Bobcat and Bulldozer (2011).
-var canUTF8 = cpuidSSSE3()
+// Bobcat and Bulldozer (2011). GODEBUG=cpu.ssse3=off turns it off.
+var canUTF8 = cpuidSSSE3() && cpuOn(os.Getenv("GODEBUG"), "ssse3")
 
 // useUTF8 reports whether classifyUTF8 checks UTF-8 too: where the
 // processor can. Tests set it to false to try the other path.
-var useUTF8 = canUTF8
+var useUTF8 = canUTF8 || canAVX2
 
 // classifyUTF8 writes the masks of the blocks of b to out, and returns the set
 // of blocks with an error of UTF-8 that ends in them (bit k for block k),

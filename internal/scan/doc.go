@@ -23,7 +23,9 @@
 // past their first 32 to 40 bytes, in assembly (classify_amd64.s): with AVX2 or SSSE3 where the processor has
 // them (found with CPUID), which check the UTF-8 of a block too (the method
 // of Keiser and Lemire, 2021), else with SSE2, which every amd64 processor
-// has, and UTF-8 one sequence at a time. The purego build tag, like every
+// has, and UTF-8 one sequence at a time. GODEBUG=cpu.avx2=off (or
+// cpu.ssse3=off, cpu.all=off) turns the first two off, as it does Go's own
+// assembly. The purego build tag, like every
 // other platform, keeps the pure Go path, which checks eight bytes a step.
 // All accept and refuse exactly the same texts and report the same offset
 // for the same fault, as their tests and FuzzScan check.
