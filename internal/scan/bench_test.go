@@ -154,6 +154,31 @@ var benchInputs = []struct {
 	{"1MB-french", textResponse(frenchLine, 1<<20)},
 	{"1MB-japanese", textResponse(japaneseLine, 1<<20)},
 	{"1MB-image", imageResponse(1 << 20)},
+	// The message around the text of the tools/call inputs, with no text:
+	// what a 1 KB response costs besides its text.
+	{"envelope", textResponse("", 0)},
+}
+
+// tokens counts the tokens of data, a JSON text: strings, numbers,
+// literals and the six structural characters (RFC 8259 section 2).
+func tokens(data []byte) int {
+	n := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			n++
+		case strings.IndexByte("{}[],:", c) >= 0:
+			n++
+		case strings.IndexByte(" \t\r\n", c) < 0 && (i == 0 || strings.IndexByte(" \t\r\n{}[],:\"", data[i-1]) >= 0):
+			n++ // the first byte of a number or literal
+		}
+	}
+	return n
 }
 
 func TestBenchInputs(t *testing.T) {
@@ -186,6 +211,9 @@ func BenchmarkMessage(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
+			if strings.Contains(in.name, "tools-list") {
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens(in.data)), "ns/token")
+			}
 		})
 		for _, path := range scan.BlockPaths()[min(1, len(scan.BlockPaths())):] {
 			// The slower ways this processor has of checking strings in
@@ -252,6 +280,18 @@ func BenchmarkLinear(b *testing.B) {
 					}
 				})
 			})
+		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	for text, want := range map[string]int{
+		`{"a":[1,-2.5e3,true,null,"x\"y"]}`: 15,
+		` [ ] `:                             2,
+		`{"k" : "v" , "n":{}}`:              10,
+	} {
+		if got := tokens([]byte(text)); got != want {
+			t.Errorf("tokens(%q) = %d, want %d", text, got, want)
 		}
 	}
 }
