@@ -295,7 +295,8 @@ func utf8Error(p3, p2, p1, c byte) byte {
 // leaves the last 16 bytes of b in prev.
 func classifyUTF8Ref(b []byte, out []uint64, prev *[16]byte) (bad uint64) {
 	classifyRef(b, out)
-	ctx := append(prev[:], b...)
+	var buf [16 + blockBatch*64]byte
+	ctx := append(append(buf[:0], prev[:]...), b...)
 	for k := 0; k+64 <= len(b); k += 64 {
 		out[k/64*masks+maskStop] = 0
 		for j := range 64 {

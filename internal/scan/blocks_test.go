@@ -93,7 +93,7 @@ func testBlocks(t *testing.T) {
 	pieces := []string{`\\`, `\"`, `\n`, `\/`, `\\\\`, `\\\"`, "é", "😀", `\u00e9`, "€", // what blocks skips
 		`\ud83d\ude00`, `\ud83d`, `\u12`, `\q`, `\`, `"`, "\x01", "\x1f", "\xff", "\xe2\x82", "\xed\xa0\x80", "\x7f", " ", "0123456789abcdef"}
 	r := rand.New(rand.NewPCG(7, 8))
-	for n := 0; n < 300000; n++ {
+	for n := 0; n < iterations(300000); n++ {
 		var b []byte
 		for len(b) < 64+r.IntN(400) {
 			p := pieces[r.IntN(len(pieces))]
@@ -219,44 +219,58 @@ func testBlocksUTF8(t *testing.T) {
 // halves and blocks, and cut between prev and the block; and random batches
 // of every length with random bytes before them.
 func TestClassifyBlocksUTF8(t *testing.T) {
-	if !canUTF8 && !canAVX2 {
-		t.Skip("classifyBlocksUTF8 and classifyBlocksAVX2 need SSSE3 or AVX2 on amd64 (and GODEBUG not turning them off), and are not built with purego")
-	}
-	savedUTF8, savedAVX2 := useUTF8, useAVX2
-	defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
+	// The assembly paths this processor has, each checked against the
+	// reference for the same input (computed once).
+	var paths []func(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64
+	var names []string
 	for _, p := range blockPaths[1:] {
 		if p.avx2 && !canAVX2 || !p.avx2 && !canUTF8 {
 			t.Logf("%s not here (or turned off by GODEBUG): not tried", p.name)
 			continue
 		}
-		useUTF8, useAVX2 = p.utf8, p.avx2
-		t.Run(p.name, testClassifyBlocksUTF8)
+		utf8, avx2 := p.utf8, p.avx2
+		paths = append(paths, func(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
+			savedUTF8, savedAVX2 := useUTF8, useAVX2
+			useUTF8, useAVX2 = utf8, avx2
+			defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
+			return classifyUTF8(b, out, prev)
+		})
+		names = append(names, p.name)
 	}
-}
-
-func testClassifyBlocksUTF8(t *testing.T) {
+	if len(paths) == 0 {
+		t.Skip("classifyBlocksUTF8 and classifyBlocksAVX2 need SSSE3 or AVX2 on amd64 (and GODEBUG not turning them off), and are not built with purego")
+	}
 	var got [blockBatch * masks]uint64
 	want := make([]uint64, blockBatch*masks)
 	check := func(b []byte, prev [16]byte) {
 		t.Helper()
-		got = [blockBatch * masks]uint64{}
-		p1, p2 := prev, prev
-		gotBad := classifyUTF8(b, &got, &p1)
+		p2 := prev
 		wantBad := classifyUTF8Ref(b, want, &p2)
-		if gotBad != wantBad || p1 != p2 {
-			t.Fatalf("%q after %q: bad %b, want %b; prev %q, want %q", b, prev, gotBad, wantBad, p1, p2)
-		}
-		for k := 0; k < len(b)/64*masks; k++ {
-			if got[k] != want[k] {
-				t.Fatalf("block %d mask %d of %q: %#x, want %#x", k/masks, k%masks, b[k/masks*64:k/masks*64+64], got[k], want[k])
+		for k, classify := range paths {
+			got = [blockBatch * masks]uint64{}
+			p1 := prev
+			gotBad := classify(b, &got, &p1)
+			if gotBad != wantBad || p1 != p2 {
+				t.Fatalf("%s: %q after %q: bad %b, want %b; prev %q, want %q", names[k], b, prev, gotBad, wantBad, p1, p2)
+			}
+			for j := 0; j < len(b)/64*masks; j++ {
+				if got[j] != want[j] {
+					t.Fatalf("%s: block %d mask %d of %q: %#x, want %#x", names[k], j/masks, j%masks, b[j/masks*64:j/masks*64+64], got[j], want[j])
+				}
 			}
 		}
 	}
 	b := make([]byte, 128)
 	var prev [16]byte
 	at := []int{0, 1, 13, 14, 15, 16, 31, 47, 61, 62, 63, 64, 126, 127}
+	// Under the race detector, which slows the reference down 20 times
+	// and has no goroutines to watch here, every third second byte.
+	step := 1
+	if raceEnabled {
+		step = 3
+	}
 	for c0 := 0x80; c0 < 0x100; c0++ {
-		for c1 := 0; c1 < 0x100; c1++ {
+		for c1 := 0; c1 < 0x100; c1 += step {
 			for _, seq := range [][]byte{{byte(c0), byte(c1)}, {byte(c0), byte(c1), 0x80}, {byte(c0), byte(c1), 0xbf, 0x80}, {byte(c0), byte(c1), 0x80, 0x41}} {
 				for _, j := range at {
 					for k := range b {
@@ -370,4 +384,14 @@ func TestUTF8Check(t *testing.T) {
 			t.Fatalf("% x: error found %v, want %v", b, got, want)
 		}
 	}
+}
+
+// iterations returns n, or a fifth of it under the race detector, which
+// slows the single-goroutine tests of blocks down 10 to 20 times and has
+// nothing to find in them.
+func iterations(n int) int {
+	if raceEnabled {
+		return n / 5
+	}
+	return n
 }
