@@ -25,6 +25,7 @@ func BlockPaths() []string {
 func UseBlockPath(name string) (restore func()) {
 	saved := [3]bool{useBlocks, useUTF8, useAVX2}
 	useBlocks = name != "go" && haveBlocks
-	useUTF8, useAVX2 = name != "sse2" && canUTF8, name == "avx2" && canAVX2
+	useAVX2 = name == "avx2" && canAVX2
+	useUTF8 = useAVX2 || name == "ssse3" && canUTF8
 	return func() { useBlocks, useUTF8, useAVX2 = saved[0], saved[1], saved[2] }
 }
