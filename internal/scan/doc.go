@@ -24,11 +24,12 @@
 // with AVX2 or SSSE3 where the processor has them (found with CPUID), which
 // check the UTF-8 of a block too (the method of Keiser and Lemire, 2021),
 // else with SSE2, which every amd64 processor has, and UTF-8 one sequence
-// at a time. GODEBUG=cpu.avx2=off (or cpu.ssse3=off, cpu.all=off) turns
-// the first two off, as it does Go's own assembly. The purego build tag,
-// like every other platform, keeps the pure Go path, which checks eight
-// bytes a step. All accept and refuse exactly the same texts and report the
-// same offset for the same fault, as their tests and FuzzScan check.
+// at a time. GODEBUG=cpu.avx2=off turns the AVX2 path off, cpu.ssse3=off
+// the SSSE3 one and cpu.all=off both, as they turn off Go's own assembly.
+// The purego build tag, like every other platform, keeps the pure Go path,
+// which checks eight bytes a step. All accept and refuse exactly the same
+// texts and report the same offset for the same fault, as their tests and
+// FuzzScan check.
 //
 // The package is internal because its shape serves rpcid's own tools
 // (httpid, internal/restore under the rpcid proxy, and rpcid check): the
