@@ -127,15 +127,14 @@
 //     mcp.log, which holds every server's lines, and the per-server logs,
 //     which hold each server's). Of the two fields, the name is the one that
 //     is not a level word (error, warn, warning, info, debug, verbose, silly,
-//     trace, in lower or upper case); when both are or neither is (a server named
-//     "debug", a level of another name), the one that named a server on an
+//     trace, in lower or upper case); when both are (a server named "debug")
+//     or neither is (a level of another name), the one that named a server on an
 //     earlier line (of its file) when the other did not; else, of two level words, the one
 //     that is not "info" (the host writes messages at level info); else the
 //     field where the name stood on the latest line a level word decided, and
-//     before any, the first. Once the log has named a second server, findings
-//     about requests and answers (duplicate-id, answered-twice,
-//     unanswered-request, unmatched-response, null-id-response) start with
-//     "server [NAME]: ". The host appends every run of a server to the log: an
+//     before any, the first. Once the log has named a second server, every
+//     finding on a server's line starts with "server [NAME]: " and has
+//     "server" in -json (findings printed before that have neither). The host appends every run of a server to the log: an
 //     "Initializing server..." line after that server's run ended ("...
 //     transport closed") starts a new one, whose ids are its own (the requests
 //     of the run before are reported then); when a run starts before the one

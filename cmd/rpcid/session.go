@@ -347,12 +347,9 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 	}
 	if s.log == logHost && s.logMany && s.p != nil && pos.line > 0 {
 		// The lines of several servers, each with ids of its own: a
-		// finding about requests and answers holds for one server's.
+		// finding holds for one server's, which it names.
 		f.Server = showString(s.p.server)
-		switch kind {
-		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched, kindNullResponse:
-			msg = "server [" + f.Server + "]: " + msg
-		}
+		msg = "server [" + f.Server + "]: " + msg
 	}
 	if s.logOverlap != "" {
 		switch kind {
