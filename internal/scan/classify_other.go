@@ -19,6 +19,8 @@ var useUTF8 = false
 
 func classifyBlocks(b []byte, out *[blockBatch * masks]uint64) { classifyRef(b, out[:]) }
 
+// classifyUTF8 is as on amd64, in Go: classifyUTF8Ref where useUTF8 is
+// set, else classifyRef and no block with an error.
 func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
 	if useUTF8 {
 		return classifyUTF8Ref(b, out[:], prev)
