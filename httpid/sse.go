@@ -19,7 +19,7 @@ import (
 // an event's data lines are joined with LF; a blank line dispatches the event;
 // a byte order mark may start the stream.
 type eventBody struct {
-	restore.Filter // reads rc through feed; finish at its end
+	restore.Filter // reads rc through Feed; End at its end
 	t              *Transport
 	rc             io.ReadCloser
 	ex             *restore.Exchange
@@ -36,6 +36,10 @@ type eventBody struct {
 	skipLine bool       // while skipping: the current line is not blank
 	cr       bool       // the last byte fed was CR: a LF next belongs to it
 	first    bool       // no line has ended yet
+
+	heldp    *[]byte     // the pooled buffer behind held (restore.GetBuf)
+	dataBuf  [4]dataLine // data's first elements, without an allocation
+	eventBuf [16]byte    // event's first bytes, without an allocation
 }
 
 // A dataLine locates the value of one data line in eventBody.held.
@@ -48,7 +52,8 @@ const heldLimit = 64 << 10
 
 func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *eventBody {
 	b := &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
-	b.Src, b.Feed, b.End = rc, b.feed, b.finish
+	b.Src, b.F = rc, b
+	b.data, b.event = b.dataBuf[:0], b.eventBuf[:0]
 	return b
 }
 
@@ -60,18 +65,23 @@ func (b *eventBody) Close() error {
 	return err
 }
 
-// finish passes on an event left incomplete when the stream ended (clients
+// End passes on an event left incomplete when the stream ended (clients
 // discard it: only a blank line dispatches an event) and ends the exchange.
-func (b *eventBody) finish() {
+func (b *eventBody) End() {
 	b.Out = append(b.Out, b.held...)
 	b.Out = append(b.Out, b.line...)
 	b.reset()
 	b.line = b.line[:0]
+	if b.heldp != nil {
+		// Read calls End once, and Feed never after it.
+		restore.PutBuf(b.heldp, b.held)
+		b.heldp, b.held = nil, nil
+	}
 	b.t.ids().Release(b.ex, b.failed)
 }
 
-// feed processes bytes read from the stream.
-func (b *eventBody) feed(p []byte) {
+// Feed processes bytes read from the stream.
+func (b *eventBody) Feed(p []byte) {
 	for len(p) > 0 {
 		if b.cr {
 			b.cr = false
@@ -116,6 +126,15 @@ func lineEnd(p []byte) int {
 // put passes bytes of the current event on, or holds them.
 func (b *eventBody) put(p []byte) {
 	if b.holding {
+		if cap(b.held) == 0 {
+			// The first event held, or the first since one that outgrew
+			// heldLimit: the pooled buffer is free (held grew out of it,
+			// if it ever did).
+			if b.heldp == nil {
+				b.heldp = restore.GetBuf(len(p))
+			}
+			b.held = (*b.heldp)[:0]
+		}
 		b.held = append(b.held, p...)
 	} else {
 		b.Out = append(b.Out, p...)

@@ -20,7 +20,7 @@ import (
 // is valid JSON is for the restoring to decide, which leaves invalid text
 // unchanged.
 type streamBody struct {
-	restore.Filter // reads rc through feed; end at its end
+	restore.Filter // reads rc through Feed; End at its end
 	t              *Transport
 	rc             io.ReadCloser
 	ex             *restore.Exchange
@@ -36,13 +36,13 @@ type streamBody struct {
 
 func newStreamBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *streamBody {
 	b := &streamBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize()}
-	b.Src, b.Feed, b.End = rc, b.feed, b.end
+	b.Src, b.F = rc, b
 	return b
 }
 
-// end passes on an unfinished object or array as it is, and ends the
+// End passes on an unfinished object or array as it is, and ends the
 // exchange.
-func (b *streamBody) end() {
+func (b *streamBody) End() {
 	b.Out = append(b.Out, b.held...)
 	b.held = nil
 	b.t.ids().Release(b.ex, b.failed)
@@ -56,8 +56,8 @@ func (b *streamBody) Close() error {
 	return err
 }
 
-// feed processes bytes read from the body.
-func (b *streamBody) feed(p []byte) {
+// Feed processes bytes read from the body.
+func (b *streamBody) Feed(p []byte) {
 	for len(p) > 0 {
 		if !b.in {
 			i := bytes.IndexAny(p, "{[")
@@ -148,35 +148,40 @@ func backslashes(p []byte) int {
 }
 
 // lineBody is the body of a newline-delimited JSON response: each line is
-// restored as one JSON text as soon as its LF arrives (restore.NewLineReader).
+// restored as one JSON text as soon as its LF arrives (restore.LineReader).
 type lineBody struct {
-	t      *Transport
-	r      io.Reader
-	rc     io.ReadCloser
-	ex     *restore.Exchange
-	failed bool
+	restore.LineReader // reads rc through Line
+	t                  *Transport
+	rc                 io.ReadCloser
+	ex                 *restore.Exchange
+	failed             bool
+	seq                bool // the lines are RFC 7464 records, each starting with the record separator U+001E
 }
 
 // newLineBody returns the body for rc's lines. seq says they are RFC 7464
-// records, each starting with the record separator U+001E.
+// records.
 func (t *Transport) newLineBody(rc io.ReadCloser, ex *restore.Exchange, failed, seq bool) *lineBody {
-	ids := t.ids()
-	fn := func(dst, line []byte) []byte {
-		if ids.Idle() {
-			return append(dst, line...) // nothing to restore
-		}
-		if seq && len(line) > 0 && line[0] == 0x1e {
-			dst = append(dst, line[0])
-			line = line[1:]
-		}
-		out, _ := ids.AppendRestored(dst, line)
-		return out
+	b := &lineBody{t: t, rc: rc, ex: ex, failed: failed, seq: seq}
+	b.Init(rc, t.maxMessageSize(), b)
+	return b
+}
+
+// Line appends line to dst with its ids restored (restore.Liner).
+func (b *lineBody) Line(dst, line []byte) []byte {
+	ids := b.t.ids()
+	if ids.Idle() {
+		return append(dst, line...) // nothing to restore
 	}
-	return &lineBody{t: t, r: restore.NewLineReader(rc, t.maxMessageSize(), fn), rc: rc, ex: ex, failed: failed}
+	if b.seq && len(line) > 0 && line[0] == 0x1e {
+		dst = append(dst, line[0])
+		line = line[1:]
+	}
+	out, _ := ids.AppendRestored(dst, line)
+	return out
 }
 
 func (b *lineBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
+	n, err := b.LineReader.Read(p)
 	if err != nil {
 		b.t.ids().Release(b.ex, b.failed)
 	}

@@ -340,6 +340,9 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 		// The common case first, without comparing it with every type below.
 		t.restoreJSON(resp, ex, c)
 		t.ids().Release(ex, failed)
+	case mt == "application/json" && resp.ContentLength < 0:
+		// Likewise, streamed: not one of the line-delimited types below.
+		resp.Body = newStreamBody(t, resp.Body, ex, failed)
 	case strings.EqualFold(mt, "text/event-stream"):
 		resp.Body = newEventBody(t, resp.Body, ex, failed)
 		streamed(resp)

@@ -28,7 +28,7 @@ const maxEndpointEvent = 64 << 10
 // standard section 9.2.6 says; a byte order mark may start the stream.
 // Comments and blocks without data before the first event pass on unchanged.
 type endpointBody struct {
-	restore.Filter // reads rc through feed
+	restore.Filter // reads rc through Feed
 	rc             io.ReadCloser
 	fn             func(value []byte) []byte
 	// multi, if set, is called instead of fn for an endpoint event with
@@ -46,11 +46,15 @@ type endpointBody struct {
 
 func newEndpointBody(rc io.ReadCloser, fn func([]byte) []byte) *endpointBody {
 	b := &endpointBody{rc: rc, fn: fn, start: true}
-	b.Src = rc
-	b.Feed = func(p []byte) { b.feed(p, false) }
-	b.End = func() { b.feed(nil, true) }
+	b.Src, b.F = rc, b
 	return b
 }
+
+// Feed takes bytes read from the stream (restore.Feeder).
+func (b *endpointBody) Feed(p []byte) { b.feed(p, false) }
+
+// End takes the end of the stream (restore.Feeder).
+func (b *endpointBody) End() { b.feed(nil, true) }
 
 // Close closes the underlying body.
 func (b *endpointBody) Close() error { return b.rc.Close() }

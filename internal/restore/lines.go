@@ -20,32 +20,52 @@ import (
 // CR before it, if any), and must not keep it. src's error, io.EOF included,
 // is returned once everything before it has been read.
 func NewLineReader(src io.Reader, max int, fn func(dst, line []byte) []byte) io.Reader {
-	if max < 1 {
-		max = 1
-	}
-	r := &lineReader{max: max, fn: fn}
-	r.Src, r.Feed, r.End = src, r.feed, r.end
+	r := new(LineReader)
+	r.Init(src, max, lineFunc(fn))
 	return r
 }
 
-type lineReader struct {
+// A LineReader is the reader NewLineReader returns, for a type to embed
+// (one allocation for both): Init makes it read src's lines through l.
+type LineReader struct {
 	Filter
 	max     int
-	fn      func(dst, line []byte) []byte
+	l       Liner
 	line    []byte // the current line so far, while it is at most max bytes
 	passing bool   // the current line outgrew max: pass it on as it arrives
 }
 
-// end gives a last line without LF to fn.
-func (r *lineReader) end() {
+// A Liner replaces each line a LineReader reads: Line appends to dst what
+// line (with its LF, if any) becomes, and must not keep line.
+type Liner interface {
+	Line(dst, line []byte) []byte
+}
+
+// lineFunc is a function as a Liner.
+type lineFunc func(dst, line []byte) []byte
+
+func (f lineFunc) Line(dst, line []byte) []byte { return f(dst, line) }
+
+// Init makes r read src's lines as NewLineReader's reader does, with
+// l.Line in place of fn. r must be new: its zero value.
+func (r *LineReader) Init(src io.Reader, max int, l Liner) {
+	if max < 1 {
+		max = 1
+	}
+	r.max, r.l = max, l
+	r.Src, r.F = src, r
+}
+
+// End gives a last line without LF to fn.
+func (r *LineReader) End() {
 	if len(r.line) > 0 {
-		r.Out = r.fn(r.Out, r.line)
+		r.Out = r.l.Line(r.Out, r.line)
 		r.line = r.line[:0]
 	}
 }
 
-// feed processes bytes read from src.
-func (r *lineReader) feed(p []byte) {
+// Feed processes bytes read from src.
+func (r *LineReader) Feed(p []byte) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if r.passing {
@@ -76,10 +96,10 @@ func (r *lineReader) feed(p []byte) {
 			r.Out = append(r.Out, r.line...)
 			r.Out = append(r.Out, seg...)
 		case len(r.line) == 0:
-			r.Out = r.fn(r.Out, seg)
+			r.Out = r.l.Line(r.Out, seg)
 		default:
 			r.line = append(r.line, seg...)
-			r.Out = r.fn(r.Out, r.line)
+			r.Out = r.l.Line(r.Out, r.line)
 		}
 		r.line = r.line[:0]
 		if cap(r.line) > 4*chunkSize {

@@ -144,7 +144,7 @@ func abs(n int) int {
 // TestLineReaderLetsGoOfLongLine checks that the buffer of a line that
 // outgrew max is not held while the rest of the line streams past.
 func TestLineReaderLetsGoOfLongLine(t *testing.T) {
-	lr := NewLineReader(strings.NewReader(strings.Repeat("x", 1<<20)), 1<<18, mark).(*lineReader)
+	lr := NewLineReader(strings.NewReader(strings.Repeat("x", 1<<20)), 1<<18, mark).(*LineReader)
 	buf := make([]byte, 1<<16)
 	if _, err := io.ReadFull(lr, buf); err != nil {
 		t.Fatal(err)
