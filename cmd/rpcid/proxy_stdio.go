@@ -210,26 +210,31 @@ func (w *writeErr) Write(p []byte) (int, error) {
 }
 
 // recordingReader returns src's bytes unchanged, recording the request ids
-// of each line of at most max bytes in table before the line is returned.
+// of each message of at most max bytes in table before the message is
+// returned. Messages are framed as restore.NewStdioReader finds them: one
+// per line (MCP's stdio transport) or Content-Length framed (LSP's base
+// protocol).
 func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog) io.Reader {
-	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
-		ex, err := table.Record(line)
+	return restore.NewStdioReader(src, max, func(dst, msg []byte) ([]byte, bool) {
+		ex, text, err := table.RecordText(msg)
 		if err != nil {
 			lg.printf("request ids not recorded, their responses will not be restored: %v", err)
 		}
 		// Ids stay remembered until answered; as orphans they are the ones
 		// dropped, oldest first, when room is needed.
 		table.Release(ex, false)
-		return append(dst, line...)
+		return append(dst, msg...), text
 	})
 }
 
-// restoringReader returns src's bytes with the response ids of each line of
-// at most max bytes restored from table.
+// restoringReader returns src's bytes with the response ids of each message
+// of at most max bytes restored from table, framed as recordingReader's are;
+// a Content-Length framed message whose length changed gets its
+// Content-Length rewritten.
 func restoringReader(table *restore.Table, src io.Reader, max int) io.Reader {
-	return restore.NewLineReader(src, max, func(dst, line []byte) []byte {
-		out, _ := table.AppendRestored(dst, line)
-		return out
+	return restore.NewStdioReader(src, max, func(dst, msg []byte) ([]byte, bool) {
+		out, _, text := table.AppendRestoredText(dst, msg)
+		return out, text
 	})
 }
 

@@ -3,14 +3,15 @@ package restore
 import "github.com/rpcid/rpcid/internal/scan"
 
 // scanMessages returns the messages of data, one JSON text, scanned into
-// buf; none if data is not a JSON text as internal/scan defines it (RFC
-// 8259, valid UTF-8, no lone surrogate escapes).
-func scanMessages(buf []scan.Message, data []byte) []scan.Message {
+// buf, and true; none and false if data is not a JSON text as internal/scan
+// defines it (RFC 8259, valid UTF-8, no lone surrogate escapes), with
+// optional whitespace around it.
+func scanMessages(buf []scan.Message, data []byte) ([]scan.Message, bool) {
 	msgs, _, err := scan.Scan(buf, data)
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return msgs
+	return msgs, true
 }
 
 // kindMembers are the members that decide what kind of message an object

@@ -72,7 +72,7 @@ func TestMessageKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			data := []byte(tt.in)
 			var reqs, resps []string
-			msgs := scanMessages(nil, data)
+			msgs, _ := scanMessages(nil, data)
 			for i := range msgs {
 				m := &msgs[i]
 				if isRequest(m, data) {

@@ -161,8 +161,17 @@ func (t *Table) maxPending() int {
 // orphans, it remembers none and returns an error wrapping
 // ErrTooManyPending.
 func (t *Table) Record(data []byte) (*Exchange, error) {
+	ex, _, err := t.RecordText(data)
+	return ex, err
+}
+
+// RecordText is Record, and also reports whether data is one JSON text
+// (text), with optional whitespace around it, as internal/scan checks it:
+// when it is not, nothing is remembered and ex and err are nil. NewStdioReader's
+// line function uses it to learn whether a line was taken as one message.
+func (t *Table) RecordText(data []byte) (ex *Exchange, text bool, err error) {
 	var buf [8]scan.Message
-	msgs := scanMessages(buf[:0], data)
+	msgs, text := scanMessages(buf[:0], data)
 	n := 0
 	for i := range msgs {
 		if isRequest(&msgs[i], data) {
@@ -171,9 +180,9 @@ func (t *Table) Record(data []byte) (*Exchange, error) {
 		}
 	}
 	if n == 0 {
-		return nil, nil
+		return nil, text, nil
 	}
-	ex := &Exchange{}
+	ex = &Exchange{}
 	if n == 1 {
 		ex.recs = ex.ref[:0]
 	} else {
@@ -198,9 +207,9 @@ func (t *Table) Record(data []byte) (*Exchange, error) {
 		ex.recs = append(ex.recs, r)
 	}
 	if len(ex.recs) == 0 {
-		return nil, nil
+		return nil, true, nil
 	}
-	return ex, t.add(ex)
+	return ex, true, t.add(ex)
 }
 
 // add remembers the records of ex, a new exchange.
@@ -293,8 +302,15 @@ func (t *Table) Release(ex *Exchange, failed bool) {
 // and messages whose id, method, result or error member is named twice or by
 // a case variant are never touched and answer nothing.
 func (t *Table) Restore(data []byte, fn func(start, end int, sent []byte)) {
+	t.restoreText(data, fn)
+}
+
+// restoreText is Restore, and reports whether data is one JSON text, with
+// optional whitespace around it (when it is not, fn is not called and
+// nothing is counted).
+func (t *Table) restoreText(data []byte, fn func(start, end int, sent []byte)) (text bool) {
 	var buf [8]scan.Message
-	msgs := scanMessages(buf[:0], data)
+	msgs, text := scanMessages(buf[:0], data)
 	for i := range msgs {
 		m := &msgs[i]
 		if !isResponse(m, data) {
@@ -308,6 +324,7 @@ func (t *Table) Restore(data []byte, fn func(start, end int, sent []byte)) {
 			fn(m.ID.Start, m.ID.End, sent)
 		}
 	}
+	return text
 }
 
 // RestoreInPlace restores the response ids in data as AppendRestored does,
@@ -346,14 +363,24 @@ func (t *Table) RestoreInPlace(data []byte) (out []byte, changed bool) {
 // AppendRestored appends data to dst with its response ids restored (see
 // Restore) and reports whether any id was rewritten.
 func (t *Table) AppendRestored(dst, data []byte) (out []byte, changed bool) {
+	out, changed, _ = t.AppendRestoredText(dst, data)
+	return out, changed
+}
+
+// AppendRestoredText is AppendRestored, and also reports whether data is
+// one JSON text (text), with optional whitespace around it, as
+// internal/scan checks it: when it is not, data is appended unchanged and
+// nothing is counted. NewStdioReader's line function uses it to learn
+// whether a line was taken as one message.
+func (t *Table) AppendRestoredText(dst, data []byte) (out []byte, changed, text bool) {
 	last := 0
-	t.Restore(data, func(start, end int, sent []byte) {
+	text = t.restoreText(data, func(start, end int, sent []byte) {
 		dst = append(dst, data[last:start]...)
 		dst = append(dst, sent...)
 		last = end
 		changed = true
 	})
-	return append(dst, data[last:]...), changed
+	return append(dst, data[last:]...), changed, text
 }
 
 // restore answers a response whose id is raw: it forgets the matching

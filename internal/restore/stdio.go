@@ -1,0 +1,558 @@
+package restore
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"strconv"
+)
+
+// maxHeaderBlock is the length in bytes of the longest header block a
+// StdioReader examines, its empty line included. LSP's headers are two short
+// fields; a longer block passes unchanged (see NewStdioReader).
+const maxHeaderBlock = 4096
+
+// NewStdioReader returns a reader of src's bytes, a stream of JSON-RPC
+// messages in either framing of a stdio transport, in which each message of
+// at most max bytes is replaced by what fn appends to dst for it. The framing
+// is found message by message, so a stream may mix the two:
+//
+//   - Content-Length framing, the base protocol of the Language Server
+//     Protocol (LSP specification 3.17, "Base Protocol"), which some MCP
+//     peers use: at a message boundary, a header block of fields `Name:
+//     value`, each ending in CRLF (LF alone is accepted too), ended by an
+//     empty line, then a body of exactly as many bytes as its Content-Length
+//     field says, with or without a LF after it. The body is given to fn
+//     whole, whatever it holds (a LF at its end included). When fn changes
+//     its length, the Content-Length value is rewritten in decimal to the new
+//     length; every other byte of the block (other fields such as
+//     Content-Type, their order and case, the spacing around the value)
+//     passes as received.
+//   - Newline framing, MCP's stdio transport (specification 2025-06-18,
+//     "Transports": messages are delimited by newlines and must not contain
+//     embedded newlines): each line whose first byte other than space, tab
+//     or CR is `{` or `[` holds a message, the JSON object or array starting
+//     there. It ends at the bracket that closes it (brackets counted outside
+//     strings), and is passed to fn as soon as that bracket arrives, without
+//     waiting for the LF: a peer that writes a message without a LF and
+//     keeps its pipe open gets it at once. What follows on the line passes
+//     as it arrives; another object or array after spaces is a message too,
+//     and anything else passes unchanged to the end of the line. A line's LF
+//     always ends its message: an object or array open at the LF is given to
+//     fn through the LF, as a line is.
+//
+// A block is valid framing when exactly one field is named Content-Length
+// (in any case), with no space before its colon, and its value is one or
+// more ASCII digits (optional spaces or tabs around them) of at most
+// math.MaxInt64; other fields are kept but not interpreted. Then:
+//
+//   - a body of at most max bytes is held until it is complete, and its
+//     block with it;
+//   - a longer body passes unchanged and unexamined, its block first, as it
+//     arrives: it is never held;
+//   - a body that the end of src cuts short passes unchanged.
+//
+// A block with a field named Content-Length that is not valid framing (a
+// repeated Content-Length, a value such as -1, +5, 0x10, 5 5 or one beyond
+// math.MaxInt64, a space before the colon) passes unchanged, and so does the
+// body after it as far as it can be found: one JSON object or array counted
+// by its brackets, LFs included, or nothing if none starts there. Readers
+// disagree about such blocks, so no length is rewritten and nothing in the
+// body is examined. A block without any Content-Length field passes
+// unchanged, and the bytes after it are read as any others: no reader can
+// frame a body by it.
+//
+// A line at a message boundary whose bytes so far could still be the start
+// of a header block (a field name, then a colon and a value) is held until
+// it shows whether it is one; a block of fields is held until its empty
+// line, at most maxHeaderBlock (4096) bytes, beyond which it passes
+// unchanged. A line that is neither (text, a JSON scalar, a stray closing
+// bracket) passes unchanged as it arrives. Nothing is held once it can no
+// longer become part of a message: a log line `Note: ready` that a server
+// writes to its standard output waits only for the next line.
+//
+// A message longer than max bytes (counted from its first byte to its
+// closing bracket, or through its LF) passes unchanged with the rest of its
+// line, as it arrives: at most max bytes of it are ever held. Read returns as
+// soon as any bytes are ready, without waiting to fill its buffer. src's
+// error, io.EOF included, is returned once everything before it has been
+// read; what is held then (an unfinished message or block) passes unchanged.
+//
+// fn appends to dst what msg becomes and reports whether msg is one JSON text
+// (text) with optional whitespace around it. It is first given a whole line
+// through its LF, and when it reports false the line is split as above: fn
+// must then have appended msg unchanged and done nothing else, and whitespace
+// around a text must pass through fn unchanged (fn(" {} \n") is " " +
+// fn("{}") + " \n"), so that how src's bytes are split into reads never
+// changes the result. Table.AppendRestoredText and Table.RecordText are such
+// functions. fn must not keep msg.
+func NewStdioReader(src io.Reader, max int, fn func(dst, msg []byte) (out []byte, text bool)) io.Reader {
+	if max < 1 {
+		max = 1
+	}
+	r := &StdioReader{max: max, fn: fn}
+	r.Src, r.F = src, r
+	return r
+}
+
+// A StdioReader is the reader NewStdioReader returns.
+type StdioReader struct {
+	Filter
+	max int
+	fn  func(dst, msg []byte) ([]byte, bool)
+	st  stdioState
+
+	held []byte // the current message (stText) or body (stBody) so far
+
+	// A JSON object or array being followed (stText, stOpaqueText).
+	depth    int
+	str, esc bool // within a string; after its reverse solidus
+
+	// A header block being held (stHeader).
+	hdr       []byte
+	hs        headerState
+	lineStart int   // offset in hdr of the current field's first byte
+	colon     int   // offset in hdr of its colon
+	loose     bool  // space or tab before its colon
+	lengths   int   // fields named Content-Length
+	badLength bool  // one of them is not valid framing
+	vStart    int   // offset in hdr of the Content-Length value's digits
+	vEnd      int   // and of the byte after them
+	n         int64 // the declared body length; bytes still to pass (stSkip)
+}
+
+// stdioState is where a StdioReader is in its stream.
+type stdioState uint8
+
+const (
+	stBoundary   stdioState = iota // at a message boundary, at the start of a line
+	stLine                         // on a line, after whitespace or a message: a message may start
+	stText                         // within a newline-framed object or array, held
+	stRest                         // passing the rest of a line through its LF
+	stHeader                       // within a header block, held
+	stBody                         // within a framed body of at most max bytes, held
+	stSkip                         // within a framed body longer than max, passing it
+	stOpaque                       // after a block that is not valid framing, before its body
+	stOpaqueText                   // within the body after such a block, passing it
+)
+
+// headerState is where a StdioReader is in a header field.
+type headerState uint8
+
+const (
+	hLineStart headerState = iota // a field's first byte, or the empty line
+	hName                         // within a field name
+	hPreColon                     // spaces or tabs after the name
+	hValue                        // within the value
+	hCR                           // after a CR that must end the field
+	hEmptyCR                      // after the CR of the empty line
+)
+
+// tchar reports the bytes of an HTTP field name (RFC 9110 section 5.6.2).
+var tchar = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// Feed processes bytes read from src.
+func (r *StdioReader) Feed(p []byte) {
+	for len(p) > 0 {
+		if r.st == stBoundary && (p[0] == '{' || p[0] == '[') {
+			// The usual line, whole in p: fn takes it if it is one
+			// JSON text, as the rules above would split it.
+			if i := bytes.IndexByte(p, '\n'); i >= 0 && i < r.max {
+				mark := len(r.Out)
+				out, text := r.fn(r.Out, p[:i+1])
+				if text {
+					r.Out, p = out, p[i+1:]
+					continue
+				}
+				r.Out = out[:mark] // fn appended the line unchanged
+			}
+		}
+		p = r.step(p)
+	}
+}
+
+// step processes some of p, at least one byte, and returns the rest.
+func (r *StdioReader) step(p []byte) []byte {
+	switch r.st {
+	case stBoundary:
+		c := p[0]
+		switch {
+		case c == '\n':
+			r.Out = append(r.Out, c)
+			return p[1:]
+		case tchar[c]:
+			r.st, r.hs = stHeader, hLineStart
+			r.lengths, r.badLength, r.lineStart = 0, false, 0
+			return r.header(p)
+		}
+		r.st = stLine
+		return p
+	case stLine:
+		i := 0
+		for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r') {
+			i++
+		}
+		r.Out = append(r.Out, p[:i]...)
+		if i == len(p) {
+			return nil
+		}
+		switch p[i] {
+		case '\n':
+			r.Out = append(r.Out, '\n')
+			r.st = stBoundary
+			return p[i+1:]
+		case '{', '[':
+			r.st, r.depth, r.str, r.esc = stText, 0, false, false
+		default:
+			r.st = stRest
+		}
+		return p[i:]
+	case stText:
+		return r.text(p)
+	case stRest:
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			r.Out = append(r.Out, p...)
+			return nil
+		}
+		r.Out = append(r.Out, p[:i+1]...)
+		r.st = stBoundary
+		return p[i+1:]
+	case stHeader:
+		return r.header(p)
+	case stBody:
+		need := int(r.n) - len(r.held)
+		if len(r.held) == 0 && len(p) >= need {
+			r.framed(p[:need])
+			return p[need:]
+		}
+		k := min(need, len(p))
+		r.held = append(r.held, p[:k]...)
+		if len(r.held) == int(r.n) {
+			r.framed(r.held)
+			r.held = r.held[:0]
+			if cap(r.held) > 4*chunkSize {
+				r.held = nil
+			}
+		}
+		return p[k:]
+	case stSkip:
+		k := len(p)
+		if int64(k) >= r.n {
+			k = int(r.n)
+			r.st = stBoundary
+		}
+		r.n -= int64(k)
+		r.Out = append(r.Out, p[:k]...)
+		return p[k:]
+	case stOpaque:
+		i := 0
+		for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+			i++
+		}
+		r.Out = append(r.Out, p[:i]...)
+		if i == len(p) {
+			return nil
+		}
+		if p[i] == '{' || p[i] == '[' {
+			r.st, r.depth, r.str, r.esc = stOpaqueText, 0, false, false
+		} else {
+			r.st = stBoundary
+		}
+		return p[i:]
+	case stOpaqueText:
+		n, done := r.brackets(p)
+		r.Out = append(r.Out, p[:n]...)
+		if done {
+			r.st = stBoundary
+		}
+		return p[n:]
+	}
+	panic("restore: internal error: unknown stdio state")
+}
+
+// text follows a newline-framed object or array, held in r.held, through
+// p, and passes it to fn once it ends.
+func (r *StdioReader) text(p []byte) []byte {
+	seg := p
+	lf := bytes.IndexByte(p, '\n')
+	if lf >= 0 {
+		seg = p[:lf]
+	}
+	n, done := r.brackets(seg)
+	if !done && lf >= 0 {
+		n++ // the LF ends the message
+	}
+	msg := p[:n]
+	switch {
+	case len(r.held)+n > r.max:
+		// Too long to examine: it passes with the rest of its line.
+		r.Out = append(r.Out, r.held...)
+		r.Out = append(r.Out, msg...)
+		r.st = stRest
+		if !done && lf >= 0 {
+			r.st = stBoundary
+		}
+	case !done && lf < 0:
+		r.held = append(r.held, msg...)
+		return nil
+	default:
+		if len(r.held) > 0 {
+			r.held = append(r.held, msg...)
+			msg = r.held
+		}
+		r.Out, _ = r.fn(r.Out, msg)
+		r.st = stLine
+		if !done {
+			r.st = stBoundary
+		}
+	}
+	r.held = r.held[:0]
+	if cap(r.held) > 4*chunkSize {
+		r.held = nil
+	}
+	return p[n:]
+}
+
+// brackets follows the brackets of p, a part of an object or array, outside
+// strings, and returns the length of p up to and including the bracket that
+// closes it (done), or len(p).
+func (r *StdioReader) brackets(p []byte) (n int, done bool) {
+	for i := 0; i < len(p); i++ {
+		if r.str {
+			if r.esc {
+				r.esc = false // the escaped byte
+				continue
+			}
+			// The string ends at the next quotation mark after an even
+			// run of reverse solidi, counted from i, where no escape is
+			// pending.
+			j := bytes.IndexByte(p[i:], '"')
+			if j < 0 {
+				r.esc = backslashes(p[i:])%2 == 1
+				return len(p), false
+			}
+			if backslashes(p[i:i+j])%2 == 0 {
+				r.str = false
+			}
+			i += j
+			continue
+		}
+		switch p[i] {
+		case '"':
+			r.str = true
+		case '{', '[':
+			r.depth++
+		case '}', ']':
+			if r.depth--; r.depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return len(p), false
+}
+
+// backslashes returns the number of reverse solidi that end p.
+func backslashes(p []byte) int {
+	n := 0
+	for n < len(p) && p[len(p)-1-n] == '\\' {
+		n++
+	}
+	return n
+}
+
+// header follows a header block, held in r.hdr, through p.
+func (r *StdioReader) header(p []byte) []byte {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if len(r.hdr) >= maxHeaderBlock {
+			// Too long to be LSP's: it passes unchanged.
+			r.flushHeader()
+			if r.hs == hLineStart {
+				r.st = stBoundary
+			} else {
+				r.st = stRest
+			}
+			return p[i:]
+		}
+		switch r.hs {
+		case hLineStart:
+			switch {
+			case tchar[c]:
+				r.hs, r.lineStart, r.loose = hName, len(r.hdr), false
+			case c == '\r':
+				r.hs = hEmptyCR
+			case c == '\n':
+				r.hdr = append(r.hdr, c)
+				r.endBlock()
+				return p[i+1:]
+			default:
+				// A line that is not a field: the block was none.
+				r.flushHeader()
+				r.st = stBoundary
+				return p[i:]
+			}
+		case hName:
+			switch {
+			case tchar[c]:
+			case c == ':':
+				r.hs, r.colon = hValue, len(r.hdr)
+			case c == ' ' || c == '\t':
+				r.hs, r.loose = hPreColon, true
+			default:
+				return r.notHeader(p[i:])
+			}
+		case hPreColon:
+			switch c {
+			case ' ', '\t':
+			case ':':
+				r.hs, r.colon = hValue, len(r.hdr)
+			default:
+				return r.notHeader(p[i:])
+			}
+		case hValue:
+			switch {
+			case c == '\r':
+				r.hs = hCR
+			case c == '\n':
+				r.hdr = append(r.hdr, c)
+				r.endField()
+				continue
+			case c == '\t' || (c >= ' ' && c != 0x7f):
+			default:
+				return r.notHeader(p[i:])
+			}
+		case hCR:
+			if c != '\n' {
+				return r.notHeader(p[i:])
+			}
+			r.hdr = append(r.hdr, c)
+			r.endField()
+			continue
+		case hEmptyCR:
+			if c != '\n' {
+				// A line holding a CR and more: the block was none.
+				r.flushHeader()
+				r.st = stLine
+				return p[i:]
+			}
+			r.hdr = append(r.hdr, c)
+			r.endBlock()
+			return p[i+1:]
+		}
+		r.hdr = append(r.hdr, c)
+	}
+	return nil
+}
+
+// notHeader passes on the bytes held as a header block, which p's first
+// byte shows is none, and the rest of the current line after them.
+func (r *StdioReader) notHeader(p []byte) []byte {
+	r.flushHeader()
+	r.st = stRest
+	return p
+}
+
+// flushHeader passes on the bytes held as a header block unchanged.
+func (r *StdioReader) flushHeader() {
+	r.Out = append(r.Out, r.hdr...)
+	r.hdr = r.hdr[:0]
+}
+
+// endField examines a field of the block, ended by the LF at the end of
+// r.hdr.
+func (r *StdioReader) endField() {
+	r.hs = hLineStart
+	name := bytes.TrimRight(r.hdr[r.lineStart:r.colon], " \t")
+	if !bytes.EqualFold(name, []byte("content-length")) {
+		return
+	}
+	r.lengths++
+	if r.loose {
+		r.badLength = true
+		return
+	}
+	v := r.hdr[r.colon+1:]
+	v = v[:len(v)-1] // the LF
+	if len(v) > 0 && v[len(v)-1] == '\r' {
+		v = v[:len(v)-1]
+	}
+	start := r.colon + 1 + (len(v) - len(bytes.TrimLeft(v, " \t")))
+	v = bytes.Trim(v, " \t")
+	var n int64
+	for _, d := range v {
+		if d < '0' || d > '9' || n > (math.MaxInt64-int64(d-'0'))/10 {
+			r.badLength = true
+			return
+		}
+		n = n*10 + int64(d-'0')
+	}
+	if len(v) == 0 {
+		r.badLength = true
+		return
+	}
+	r.n, r.vStart, r.vEnd = n, start, start+len(v)
+}
+
+// endBlock decides what the header block held in r.hdr, ended by its empty
+// line, frames.
+func (r *StdioReader) endBlock() {
+	switch {
+	case r.lengths == 0:
+		r.flushHeader()
+		r.st = stBoundary
+	case r.lengths > 1 || r.badLength:
+		r.flushHeader()
+		r.st = stOpaque
+	case r.n > int64(r.max):
+		r.flushHeader()
+		r.st = stSkip
+	default:
+		r.st = stBody
+		if r.n == 0 {
+			r.framed(nil)
+		}
+	}
+}
+
+// framed passes on the header block held in r.hdr and body, its whole
+// body, given to fn, with the Content-Length value rewritten if fn changed
+// the body's length.
+func (r *StdioReader) framed(body []byte) {
+	mark := len(r.Out)
+	r.Out = append(r.Out, r.hdr...)
+	r.Out, _ = r.fn(r.Out, body)
+	if got := len(r.Out) - mark - len(r.hdr); int64(got) != r.n {
+		var buf [20]byte
+		digits := strconv.AppendInt(buf[:0], int64(got), 10)
+		vs, ve := mark+r.vStart, mark+r.vEnd
+		grow := len(digits) - (ve - vs)
+		if grow > 0 {
+			r.Out = append(r.Out, make([]byte, grow)...)
+		}
+		copy(r.Out[ve+grow:], r.Out[ve:len(r.Out)-max(grow, 0)])
+		r.Out = r.Out[:len(r.Out)+min(grow, 0)]
+		copy(r.Out[vs:], digits)
+	}
+	r.hdr = r.hdr[:0]
+	r.st = stBoundary
+}
+
+// End passes on what is held unchanged: src has ended.
+func (r *StdioReader) End() {
+	r.Out = append(r.Out, r.hdr...)
+	r.Out = append(r.Out, r.held...)
+	r.hdr, r.held = nil, nil
+	r.st = stBoundary
+}
