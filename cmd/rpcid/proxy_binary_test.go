@@ -188,6 +188,151 @@ func TestProxyBinary(t *testing.T) {
 	})
 }
 
+// TestProxyBinaryFraming runs the built rpcid proxy between this test, as a
+// client speaking Content-Length framing (LSP's base protocol, which some
+// MCP peers use), and a server that speaks it too and turns ids into
+// strings: the client gets each id as it sent it, in a message whose
+// Content-Length is its body's new length, a body ending in LF included. A
+// server that writes its answer without LF and keeps its output open gets
+// it to the client at once.
+func TestProxyBinaryFraming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildRpcid(t)
+
+	t.Run("content-length", func(t *testing.T) {
+		cmd := exec.Command(bin, append([]string{"proxy", "-v", "--"}, helperCommand(t, "lsp")...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout := startPiped2(t, cmd, stdin)
+		br := bufio.NewReader(stdout)
+		for _, tt := range []struct{ req, want string }{
+			{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
+			{`{"jsonrpc":"2.0","id":22,"method":"nl"}` + "\n", `{"jsonrpc":"2.0","id":22,"result":{}}` + "\n"},
+		} {
+			if _, err := io.WriteString(stdin, "Content-Length: "+strconv.Itoa(len(tt.req))+"\r\n\r\n"+tt.req); err != nil {
+				t.Fatal(err)
+			}
+			header, body := readFramed(t, br)
+			want := "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: " + strconv.Itoa(len(tt.want)) + "\r\n\r\n"
+			if header != want || body != tt.want {
+				t.Errorf("client read header %q, body %q; want %q, %q", header, body, want, tt.want)
+			}
+		}
+		stdin.Close()
+		if err := waitBounded(t, cmd); err != nil {
+			t.Errorf("exit: %v", err)
+		}
+		for _, l := range []string{`restored response id "1" to 1`, `restored response id "22" to 22`} {
+			if !strings.Contains(stderr.String(), l) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), l)
+			}
+		}
+	})
+
+	t.Run("no LF", func(t *testing.T) {
+		cmd := exec.Command(bin, append([]string{"proxy", "--"}, helperCommand(t, "nonl")...)...)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout := startPiped2(t, cmd, stdin)
+		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+		want := `{"jsonrpc":"2.0","id":1,"result":{}}`
+		got := make(chan string, 1)
+		go func() {
+			buf := make([]byte, len(want))
+			n, _ := io.ReadFull(stdout, buf)
+			got <- string(buf[:n])
+		}()
+		select {
+		case s := <-got:
+			if s != want {
+				t.Errorf("client read %q, want %q", s, want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("the answer without LF did not reach the client within %v while the server kept its output open", wait)
+		}
+		stdin.Close()
+		if err := waitBounded(t, cmd); err != nil {
+			t.Errorf("exit: %v", err)
+		}
+	})
+}
+
+// startPiped2 starts cmd, whose standard input pipe stdin is already made,
+// with a pipe for its standard output, which it returns; the process is
+// killed when the test ends.
+func startPiped2(t *testing.T, cmd *exec.Cmd, stdin io.Closer) io.Reader {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+	})
+	return stdout
+}
+
+// readFramed reads one Content-Length framed message from br within the
+// bounded wait and returns its header block and body.
+func readFramed(t *testing.T, br *bufio.Reader) (header, body string) {
+	t.Helper()
+	type msg struct {
+		header, body string
+		err          error
+	}
+	done := make(chan msg, 1)
+	go func() {
+		var m msg
+		n := -1
+		for {
+			line, err := br.ReadString('\n')
+			m.header += line
+			if err != nil {
+				m.err = err
+				done <- m
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		if n < 0 {
+			m.err = errors.New("no Content-Length")
+			done <- m
+			return
+		}
+		b := make([]byte, n)
+		_, m.err = io.ReadFull(br, b)
+		m.body = string(b)
+		done <- m
+	}()
+	select {
+	case m := <-done:
+		if m.err != nil {
+			t.Fatalf("reading a framed message: %v (header %q, body %q)", m.err, m.header, m.body)
+		}
+		return m.header, m.body
+	case <-time.After(wait):
+		t.Fatalf("no framed message within %v", wait)
+	}
+	return "", ""
+}
+
 // waitBounded waits for cmd, killing it after the bounded wait.
 func waitBounded(t *testing.T, cmd *exec.Cmd) error {
 	t.Helper()

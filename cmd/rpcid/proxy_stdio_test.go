@@ -60,6 +60,12 @@ func helperCommand(t *testing.T, mode string) []string {
 //	           input to the end and exits with status
 //	           RPCID_PROXY_HELPER_EXIT (1 when its input does not end within
 //	           3*wait).
+//	lsp        stringify over Content-Length framing (LSP's base protocol):
+//	           reads framed requests and answers each with a Content-Type
+//	           and a Content-Length field and a body without LF, or with a
+//	           LF ending the body for method "nl".
+//	nonl       reads one line and answers it with id "1" and no LF, then
+//	           reads its input to the end and exits 0.
 func TestProxyHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -70,6 +76,13 @@ func TestProxyHelperProcess(t *testing.T) {
 	case "stringify":
 		fmt.Fprintln(os.Stderr, "helper: standard error passes through")
 		stringifyServer(os.Stdin, os.Stdout)
+	case "lsp":
+		lspServer(os.Stdin, os.Stdout)
+	case "nonl":
+		br := bufio.NewReader(os.Stdin)
+		br.ReadString('\n')
+		os.Stdout.WriteString(`{"jsonrpc":"2.0","id":"1","result":{}}`)
+		io.Copy(io.Discard, br)
 	case "exit":
 	case "kill":
 		p, _ := os.FindProcess(os.Getpid())
@@ -165,6 +178,50 @@ func stringifyServer(r io.Reader, w io.Writer) {
 		if err != nil {
 			return
 		}
+	}
+}
+
+// lspServer is the lsp mode of TestProxyHelperProcess.
+func lspServer(r io.Reader, w io.Writer) {
+	br := bufio.NewReader(r)
+	for {
+		n := -1
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimRight(line, "\r\n")
+			if line == "" {
+				break
+			}
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+				n, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		if n < 0 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(body, &m) != nil || m.ID == nil {
+			continue
+		}
+		id := string(m.ID)
+		if id[0] != '"' {
+			id = `"` + id + `"`
+		}
+		resp := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+		if m.Method == "nl" {
+			resp += "\n"
+		}
+		fmt.Fprintf(w, "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(resp), resp)
 	}
 }
 
