@@ -354,11 +354,22 @@
 // flight get 5 seconds to finish (a second signal ends them at once).
 //
 // stdio mode (after --): start COMMAND, pass standard input to it byte for
-// byte recording each request id, and pass its standard output back line by
-// line with response ids restored; its standard error passes through. It
-// exits with COMMAND's exit status (128+N when signal N ended it); SIGINT,
-// SIGTERM and SIGHUP are passed on to COMMAND, and the proxy waits for it to
-// exit. When a write to standard output fails (the client went away), the
+// byte recording each request id, and pass its standard output back message
+// by message with response ids restored; its standard error passes through.
+// Both directions understand two framings, message by message: one JSON
+// object or array per line (MCP's stdio transport), passed on as soon as
+// its closing bracket arrives, LF or not; and Content-Length framing (LSP's
+// base protocol: "Content-Length: N", CRLF or LF, optional other fields
+// such as Content-Type, an empty line, then N bytes of body), whose
+// Content-Length is rewritten when a restored id changes the body's length.
+// Everything else passes unchanged: lines that hold no object or array,
+// header blocks without a valid Content-Length (and the body after one that
+// names Content-Length but is malformed or repeated), and messages longer
+// than -max-message-size.
+//
+// The proxy exits with COMMAND's exit status (128+N when signal N ended
+// it); SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the proxy
+// waits for it to exit. When a write to standard output fails (the client went away), the
 // proxy closes COMMAND's standard output and input and reads nothing more:
 // COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
 // status 141, unless it ignores the signal), and a COMMAND that lives on

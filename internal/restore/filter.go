@@ -20,8 +20,9 @@ type chunk [chunkSize]byte
 var chunkPool = sync.Pool{New: func() any { return new(chunk) }}
 
 // A Filter is the read loop shared by this module's streaming rewriters:
-// NewLineReader here, httpid's event-stream and JSON-stream bodies, and rpcid
-// proxy's rewrite of the 2024-11-05 endpoint event. Read asks Src for a chunk,
+// NewLineReader and NewStdioReader here, httpid's event-stream and
+// JSON-stream bodies, and rpcid proxy's rewrite of the 2024-11-05 endpoint
+// event. Read asks Src for a chunk,
 // gives it to F.Feed, which appends what is to be passed on to Out (holding
 // back what it must), and returns as soon as any of Out is ready, without
 // waiting to fill its buffer. When Src returns an error (io.EOF included),

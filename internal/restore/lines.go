@@ -14,9 +14,11 @@ import (
 // any bytes are ready, without waiting to fill its buffer, so a line reaches
 // the reader as soon as its LF arrives.
 //
-// This is the framing of MCP's stdio transport (one JSON-RPC message or
-// batch per line, RFC 8259 JSON text allows no raw LF inside a message) and
-// of newline-delimited JSON bodies. fn is given the line with its LF (and a
+// This is the framing of newline-delimited JSON bodies (httpid's NDJSON and
+// JSON Lines responses), one JSON-RPC message or batch per line, which ends
+// with the body. rpcid proxy's stdio relay, whose peers may also use
+// Content-Length framing or write a message without LF and wait, reads
+// through NewStdioReader instead. fn is given the line with its LF (and a
 // CR before it, if any), and must not keep it. src's error, io.EOF included,
 // is returned once everything before it has been read.
 func NewLineReader(src io.Reader, max int, fn func(dst, line []byte) []byte) io.Reader {

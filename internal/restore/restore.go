@@ -6,7 +6,8 @@
 //
 // It is the one implementation of that logic behind both adapters of this
 // module: httpid.Transport (HTTP exchanges and event streams) and
-// `rpcid proxy` (HTTP, and stdio with one message or batch per line). It is
+// `rpcid proxy` (HTTP, and stdio: one message or batch per line, or
+// Content-Length framed; see NewStdioReader). It is
 // internal because its only users are in this module, and its shape (spans
 // into a caller's buffer, exchanges that end) follows what those adapters
 // need; exporting it would freeze that shape before a third user exists.
