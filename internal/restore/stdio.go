@@ -33,10 +33,14 @@ const maxHeaderBlock = 4096
 //     embedded newlines): each line whose first byte other than space, tab
 //     or CR is `{` or `[` holds a message, the JSON object or array starting
 //     there. It ends at the bracket that closes it (brackets counted outside
-//     strings), and is passed to fn as soon as that bracket arrives, without
-//     waiting for the LF: a peer that writes a message without a LF and
-//     keeps its pipe open gets it at once. What follows on the line passes
-//     as it arrives; another object or array after spaces is a message too,
+//     strings), and is passed to fn without waiting for the LF: a peer that
+//     writes a message without a LF and keeps its pipe open gets it at
+//     once. At once means when the read from src that brought the bracket
+//     returns, if the read was short (src had no more ready: less than a
+//     16 KiB chunk) or ends with that bracket (spaces, tabs and CRs aside);
+//     only a message that ends inside a full read, followed in it by the
+//     start of something else, waits for the next read. What follows on the
+//     line passes as it arrives; another object or array after spaces is a message too,
 //     and anything else passes unchanged to the end of the line. A line's LF
 //     always ends its message: an object or array open at the LF is given to
 //     fn through the LF, as a line is.
@@ -90,7 +94,7 @@ func NewStdioReader(src io.Reader, max int, fn func(dst, msg []byte) (out []byte
 	if max < 1 {
 		max = 1
 	}
-	r := &StdioReader{max: max, fn: fn}
+	r := &StdioReader{max: max, fn: fn, full: chunkSize}
 	r.Src, r.F = src, r
 	return r
 }
@@ -104,9 +108,14 @@ type StdioReader struct {
 
 	held []byte // the current message (stText) or body (stBody) so far
 
-	// A JSON object or array being followed (stText, stOpaqueText).
+	// A JSON object or array being followed (stText, stOpaqueText): its
+	// brackets are followed through held[:counted].
 	depth    int
 	str, esc bool // within a string; after its reverse solidus
+	counted  int
+	short    bool // the chunk being fed is shorter than full: src had no more
+	full     int  // the length of a full read: chunkSize (less in tests)
+	settle   bool // follow every message as it is read (see catchUp)
 
 	// A header block being held (stHeader).
 	hdr       []byte
@@ -164,6 +173,12 @@ var tchar = func() (t [256]bool) {
 
 // Feed processes bytes read from src.
 func (r *StdioReader) Feed(p []byte) {
+	r.short = len(p) < r.full
+	r.feed(p)
+}
+
+// feed processes p.
+func (r *StdioReader) feed(p []byte) {
 	for len(p) > 0 {
 		if r.st == stBoundary && (p[0] == '{' || p[0] == '[') {
 			// The usual line, whole in p: fn takes it if it is one
@@ -213,7 +228,7 @@ func (r *StdioReader) step(p []byte) []byte {
 			r.st = stBoundary
 			return p[i+1:]
 		case '{', '[':
-			r.st, r.depth, r.str, r.esc = stText, 0, false, false
+			r.st, r.depth, r.str, r.esc, r.counted = stText, 0, false, false, 0
 		default:
 			r.st = stRest
 		}
@@ -284,81 +299,200 @@ func (r *StdioReader) step(p []byte) []byte {
 
 // text follows a newline-framed object or array, held in r.held, through
 // p, and passes it to fn once it ends.
+//
+// Following the brackets costs about as much as fn's own scan, so it is
+// put off while nothing depends on it: bytes that neither end the line nor
+// make the message too long are held without being followed, unless src
+// had no more to give (a short read) or they end with a closing bracket,
+// either of which may mean the message is complete and its sender waits.
+// At the LF, fn is offered the whole line first. So a long message that
+// arrives in full reads and ends with its LF is never followed at all; what
+// the rules say is still decided exactly, only later.
 func (r *StdioReader) text(p []byte) []byte {
-	seg := p
 	lf := bytes.IndexByte(p, '\n')
+	if lf < 0 && len(r.held)+len(p) <= r.max {
+		if !r.short && !r.settle && !endsWithCloser(r.held, p) {
+			r.held = append(r.held, p...)
+			return nil
+		}
+		if len(r.held) == 0 {
+			// Followed in p, without holding it first.
+			n, done := r.brackets(p)
+			if done {
+				r.Out, _ = r.fn(r.Out, p[:n])
+				r.endText(stLine)
+				return p[n:]
+			}
+			r.held = append(r.held, p...)
+			r.counted = len(p)
+			return nil
+		}
+		r.held = append(r.held, p...)
+		r.catchUp()
+		return nil
+	}
+	// The LF, or more than max bytes: first settle what is held.
+	if r.counted < len(r.held) && r.catchUp() {
+		return p // the message ended within what was held
+	}
+	seg := p
 	if lf >= 0 {
 		seg = p[:lf]
-	}
-	n, done := r.brackets(seg)
-	if !done && lf >= 0 {
-		n++ // the LF ends the message
-	}
-	msg := p[:n]
-	switch {
-	case len(r.held)+n > r.max:
-		// Too long to examine: it passes with the rest of its line.
-		r.Out = append(r.Out, r.held...)
-		r.Out = append(r.Out, msg...)
-		r.st = stRest
-		if !done && lf >= 0 {
-			r.st = stBoundary
+		if len(r.held)+lf < r.max {
+			// The whole line, if fn takes it as one JSON text.
+			msg := p[:lf+1]
+			if len(r.held) > 0 {
+				r.held = append(r.held, msg...)
+				msg = r.held
+			}
+			mark := len(r.Out)
+			out, text := r.fn(r.Out, msg)
+			if text {
+				r.Out = out
+				r.endText(stBoundary)
+				return p[lf+1:]
+			}
+			r.Out = out[:mark] // fn appended msg unchanged
+			if len(r.held) > 0 {
+				r.held = r.held[:len(r.held)-lf-1]
+			}
 		}
-	case !done && lf < 0:
-		r.held = append(r.held, msg...)
-		return nil
-	default:
+	}
+	cnt := seg[:min(len(seg), r.max-len(r.held))] // the message's bytes that fit
+	n, done := r.brackets(cnt)
+	switch {
+	case done || (lf >= 0 && len(r.held)+lf < r.max):
+		if !done {
+			n = lf + 1 // open at the LF: the line is the message
+		}
+		msg := p[:n]
 		if len(r.held) > 0 {
 			r.held = append(r.held, msg...)
 			msg = r.held
 		}
 		r.Out, _ = r.fn(r.Out, msg)
-		r.st = stLine
-		if !done {
-			r.st = stBoundary
+		if done {
+			r.endText(stLine)
+		} else {
+			r.endText(stBoundary)
 		}
+		return p[n:]
 	}
+	// Longer than max: it passes with the rest of its line.
+	r.Out = append(r.Out, r.held...)
+	r.Out = append(r.Out, cnt...)
+	r.endText(stRest)
+	return p[len(cnt):]
+}
+
+// catchUp follows the brackets of what is held and not yet followed. If the
+// message ended there, it is passed to fn, what followed it is fed again,
+// and catchUp reports true.
+func (r *StdioReader) catchUp() bool {
+	n, done := r.brackets(r.held[r.counted:])
+	if !done {
+		r.counted = len(r.held)
+		return false
+	}
+	k := r.counted + n
+	msg, rest := r.held[:k], r.held[k:]
+	r.held = nil // rest stays in the old buffer
+	r.Out, _ = r.fn(r.Out, msg)
+	r.endText(stLine)
+	// What followed is settled now too, each message in it followed as it
+	// is read, without holding it first.
+	r.settle = true
+	r.feed(rest)
+	r.settle = false
+	return true
+}
+
+// endText ends the current message: st is what follows.
+func (r *StdioReader) endText(st stdioState) {
+	r.st, r.counted = st, 0
 	r.held = r.held[:0]
 	if cap(r.held) > 4*chunkSize {
 		r.held = nil
 	}
-	return p[n:]
 }
+
+// endsWithCloser reports whether the last byte of held followed by p other
+// than space, tab or CR is a closing bracket.
+func endsWithCloser(held, p []byte) bool {
+	for _, b := range [2][]byte{p, held} {
+		for i := len(b) - 1; i >= 0; i-- {
+			switch b[i] {
+			case ' ', '\t', '\r':
+				continue
+			case '}', ']':
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// bracketClass tells the bytes brackets looks at outside strings: 1 for a
+// quotation mark, 2 for an opening bracket, 3 for a closing one.
+var bracketClass = [256]uint8{'"': 1, '{': 2, '[': 2, '}': 3, ']': 3}
 
 // brackets follows the brackets of p, a part of an object or array, outside
 // strings, and returns the length of p up to and including the bracket that
 // closes it (done), or len(p).
 func (r *StdioReader) brackets(p []byte) (n int, done bool) {
-	for i := 0; i < len(p); i++ {
+	i := 0
+	for i < len(p) {
 		if r.str {
 			if r.esc {
 				r.esc = false // the escaped byte
+				i++
 				continue
 			}
-			// The string ends at the next quotation mark after an even
-			// run of reverse solidi, counted from i, where no escape is
-			// pending.
-			j := bytes.IndexByte(p[i:], '"')
-			if j < 0 {
-				r.esc = backslashes(p[i:])%2 == 1
-				return len(p), false
+			// Short strings byte by byte; past 16 bytes, to the next
+			// quotation mark, which ends the string if an even run of
+			// reverse solidi is before it, counted from i, where no
+			// escape is pending.
+			j, lim := i, min(len(p), i+16)
+			for j < lim && p[j] != '"' && p[j] != '\\' {
+				j++
 			}
-			if backslashes(p[i:i+j])%2 == 0 {
+			switch {
+			case j == len(p):
+				return len(p), false
+			case j == lim:
+				k := bytes.IndexByte(p[j:], '"')
+				if k < 0 {
+					r.esc = backslashes(p[i:])%2 == 1 // the next chunk's first byte is escaped
+					return len(p), false
+				}
+				j += k
+				r.str = backslashes(p[i:j])%2 == 1
+			case p[j] == '\\':
+				r.esc = true
+			default:
 				r.str = false
 			}
-			i += j
+			i = j + 1
 			continue
 		}
-		switch p[i] {
-		case '"':
+		for i < len(p) && bracketClass[p[i]] == 0 {
+			i++
+		}
+		if i == len(p) {
+			break
+		}
+		switch bracketClass[p[i]] {
+		case 1:
 			r.str = true
-		case '{', '[':
+		case 2:
 			r.depth++
-		case '}', ']':
+		case 3:
 			if r.depth--; r.depth == 0 {
 				return i + 1, true
 			}
 		}
+		i++
 	}
 	return len(p), false
 }
@@ -549,8 +683,11 @@ func (r *StdioReader) framed(body []byte) {
 	r.st = stBoundary
 }
 
-// End passes on what is held unchanged: src has ended.
+// End passes on what is held unchanged, once a message that ended within
+// it has been passed to fn: src has ended.
 func (r *StdioReader) End() {
+	for r.st == stText && r.counted < len(r.held) && r.catchUp() {
+	}
 	r.Out = append(r.Out, r.hdr...)
 	r.Out = append(r.Out, r.held...)
 	r.hdr, r.held = nil, nil

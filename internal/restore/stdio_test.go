@@ -59,7 +59,17 @@ func (c *chunks) Read(p []byte) (int, error) {
 
 func readStdio(t testing.TB, r io.Reader, max int, fn func(dst, msg []byte) ([]byte, bool)) string {
 	t.Helper()
-	got, err := io.ReadAll(NewStdioReader(r, max, fn))
+	return readStdioFull(t, r, max, fn, chunkSize)
+}
+
+// readStdioFull is readStdio with reads of full bytes or more taken as full
+// reads, after which the reader puts off following brackets (see text):
+// full 1 puts it off wherever it may.
+func readStdioFull(t testing.TB, r io.Reader, max int, fn func(dst, msg []byte) ([]byte, bool), full int) string {
+	t.Helper()
+	sr := NewStdioReader(r, max, fn).(*StdioReader)
+	sr.full = full
+	got, err := io.ReadAll(sr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +170,10 @@ func TestStdioReader(t *testing.T) {
 				t.Errorf("%s, split at %d: got %q, want %q", tt.name, i, got, tt.want)
 				break
 			}
+			if got := readStdioFull(t, &chunks{in: []byte(tt.in), lens: []int{i}}, tt.max, markJSON, 1); got != tt.want {
+				t.Errorf("%s, split at %d, full reads: got %q, want %q", tt.name, i, got, tt.want)
+				break
+			}
 		}
 		if got := readStdio(t, strings.NewReader(tt.in), tt.max, same); got != tt.in {
 			t.Errorf("%s, nothing changed: got %q, want the input", tt.name, got)
@@ -211,16 +225,21 @@ func TestStdioReaderRestores(t *testing.T) {
 // and the start of a framed body longer than max.
 func TestStdioReaderDoesNotWait(t *testing.T) {
 	long := framed(`{"a":"` + strings.Repeat("x", 100) + `"}`)
-	for _, tt := range []struct{ name, in, want string }{
-		{"text without LF", `{"id":1}`, `<{"id":1}>`},
-		{"text, then the start of another", `{"id":1} {"id":`, `<{"id":1}> `},
-		{"framed", framed(`{"id":1}`) + "Content-Le", "Content-Length: 10\r\n\r\n" + `<{"id":1}>`},
-		{"body longer than max, streamed", long[:60], long[:60]},
-		{"line that is not a message", "INFO started", "INFO started"},
+	for _, tt := range []struct {
+		name, in, want string
+		full           int // reads of at least full bytes are full (see readStdioFull)
+	}{
+		{"text without LF", `{"id":1}`, `<{"id":1}>`, chunkSize},
+		{"text without LF, full read", `{"id":1} `, `<{"id":1}> `, 1},
+		{"text, then the start of another", `{"id":1} {"id":`, `<{"id":1}> `, chunkSize},
+		{"framed", framed(`{"id":1}`) + "Content-Le", "Content-Length: 10\r\n\r\n" + `<{"id":1}>`, 1},
+		{"body longer than max, streamed", long[:60], long[:60], 1},
+		{"line that is not a message", "INFO started", "INFO started", 1},
 	} {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte(tt.in))
 		lr := NewStdioReader(pr, 64, markJSON)
+		lr.(*StdioReader).full = tt.full
 		got := make(chan string, 1)
 		go func() {
 			buf := make([]byte, 256)
@@ -313,7 +332,7 @@ func FuzzStdioFrames(f *testing.F) {
 		for _, b := range data {
 			lens = append(lens, 1+int(b%32))
 		}
-		if got := readStdio(t, &chunks{in: []byte(in.String()), lens: lens}, max, markJSON); got != want.String() {
+		if got := readStdioFull(t, &chunks{in: []byte(in.String()), lens: lens}, max, markJSON, int(data[0]%16)); got != want.String() {
 			t.Fatalf("max %d, reads %v:\n in %q\ngot %q\nwant %q", max, lens, in.String(), got, want.String())
 		}
 	})
@@ -343,6 +362,10 @@ func FuzzStdioReader(f *testing.F) {
 		if got := readStdio(t, &chunks{in: []byte(in), lens: lens}, max, markJSON); got != want {
 			t.Fatalf("max %d, reads %v: got %q, want %q", max, lens, got, want)
 		}
+		full := 1 + rng.Intn(8)
+		if got := readStdioFull(t, &chunks{in: []byte(in), lens: lens}, max, markJSON, full); got != want {
+			t.Fatalf("max %d, reads %v, full reads from %d bytes: got %q, want %q", max, lens, full, got, want)
+		}
 		if got := readStdio(t, &chunks{in: []byte(in), lens: lens}, max, same); got != in {
 			t.Fatalf("max %d, nothing changed: got %q", max, got)
 		}
@@ -359,8 +382,11 @@ func FuzzStdioReader(f *testing.F) {
 
 // BenchmarkStdioReader reads 1000 requests and 1000 responses through
 // NewStdioReader, side by side with NewLineReader (the newline framing
-// alone, which rpcid proxy used before) and with a plain copy: as lines, and
-// (StdioReader only) Content-Length framed.
+// alone, which rpcid proxy used before) and with a plain copy: as lines,
+// (StdioReader only) Content-Length framed, and one line of 1 MiB, of text
+// or an array of small objects, which arrives in many reads: StdioReader
+// follows its brackets only where a read ends with a closing bracket (or is
+// short), which the array's reads often do.
 func BenchmarkStdioReader(b *testing.B) {
 	var lines, frames bytes.Buffer
 	for i := range 1000 {
@@ -369,6 +395,16 @@ func BenchmarkStdioReader(b *testing.B) {
 		lines.WriteString(req + "\n" + resp + "\n")
 		frames.WriteString(framed(req) + framed(resp))
 	}
+	// One response of 1 MiB, a tool result of text: it spans 64 reads.
+	big := []byte(`{"jsonrpc":"2.0","id":"1","result":{"content":[{"type":"text","text":"` +
+		strings.Repeat("lorem ipsum \\\"dolor\\\" sit amet, ", 1<<20/32) + `"}]}}` + "\n")
+	// One response of 1 MiB, an array of small objects.
+	var arr bytes.Buffer
+	arr.WriteString(`{"jsonrpc":"2.0","id":"1","result":[`)
+	for arr.Len() < 1<<20 {
+		arr.WriteString(`{"name":"x","value":[1,2,3]},`)
+	}
+	arr.WriteString("{}]}\n")
 	keep := func(dst, msg []byte) []byte { return append(dst, msg...) }
 	keepText := func(dst, msg []byte) ([]byte, bool) { return append(dst, msg...), true }
 	for _, bb := range []struct {
@@ -380,6 +416,11 @@ func BenchmarkStdioReader(b *testing.B) {
 		{"lines/LineReader", lines.Bytes(), func(r io.Reader) io.Reader { return NewLineReader(r, 16<<20, keep) }},
 		{"lines/StdioReader", lines.Bytes(), func(r io.Reader) io.Reader { return NewStdioReader(r, 16<<20, keepText) }},
 		{"framed/StdioReader", frames.Bytes(), func(r io.Reader) io.Reader { return NewStdioReader(r, 16<<20, keepText) }},
+		{"1MiB-line/copy", big, func(r io.Reader) io.Reader { return r }},
+		{"1MiB-line/LineReader", big, func(r io.Reader) io.Reader { return NewLineReader(r, 16<<20, keep) }},
+		{"1MiB-line/StdioReader", big, func(r io.Reader) io.Reader { return NewStdioReader(r, 16<<20, keepText) }},
+		{"1MiB-array/LineReader", arr.Bytes(), func(r io.Reader) io.Reader { return NewLineReader(r, 16<<20, keep) }},
+		{"1MiB-array/StdioReader", arr.Bytes(), func(r io.Reader) io.Reader { return NewStdioReader(r, 16<<20, keepText) }},
 	} {
 		b.Run(bb.name, func(b *testing.B) {
 			b.SetBytes(int64(len(bb.in)))
