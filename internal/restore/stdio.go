@@ -331,15 +331,12 @@ func (r *StdioReader) text(p []byte) []byte {
 		r.catchUp()
 		return nil
 	}
-	// The LF, or more than max bytes: first settle what is held.
-	if r.counted < len(r.held) && r.catchUp() {
-		return p // the message ended within what was held
-	}
+	// The LF, or more than max bytes. The whole line, if fn takes it as one
+	// JSON text: then no message ended before its end.
 	seg := p
 	if lf >= 0 {
 		seg = p[:lf]
 		if len(r.held)+lf < r.max {
-			// The whole line, if fn takes it as one JSON text.
 			msg := p[:lf+1]
 			if len(r.held) > 0 {
 				r.held = append(r.held, msg...)
@@ -357,6 +354,10 @@ func (r *StdioReader) text(p []byte) []byte {
 				r.held = r.held[:len(r.held)-lf-1]
 			}
 		}
+	}
+	// Settle what is held, then follow p.
+	if r.counted < len(r.held) && r.catchUp() {
+		return p // the message ended within what was held
 	}
 	cnt := seg[:min(len(seg), r.max-len(r.held))] // the message's bytes that fit
 	n, done := r.brackets(cnt)
