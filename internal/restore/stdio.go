@@ -541,6 +541,14 @@ func (r *StdioReader) header(p []byte) []byte {
 		case hName:
 			switch {
 			case tchar[c]:
+				// The rest of the name at once.
+				j := i + 1
+				for j < len(p) && tchar[p[j]] {
+					j++
+				}
+				r.hdr = append(r.hdr, p[i:j]...)
+				i = j - 1
+				continue
 			case c == ':':
 				r.hs, r.colon = hValue, len(r.hdr)
 			case c == ' ' || c == '\t':
@@ -565,6 +573,14 @@ func (r *StdioReader) header(p []byte) []byte {
 				r.endField()
 				continue
 			case c == '\t' || (c >= ' ' && c != 0x7f):
+				// The rest of the value at once.
+				j := i + 1
+				for j < len(p) && (p[j] >= ' ' && p[j] != 0x7f || p[j] == '\t') {
+					j++
+				}
+				r.hdr = append(r.hdr, p[i:j]...)
+				i = j - 1
+				continue
 			default:
 				return r.notHeader(p[i:])
 			}
@@ -609,7 +625,8 @@ func (r *StdioReader) flushHeader() {
 // r.hdr.
 func (r *StdioReader) endField() {
 	r.hs = hLineStart
-	name := bytes.TrimRight(r.hdr[r.lineStart:r.colon], " \t")
+	name := r.hdr[r.lineStart:r.colon]
+	name = name[:trimOWS(name, len(name), -1)]
 	if !bytes.EqualFold(name, []byte("content-length")) {
 		return
 	}
@@ -618,26 +635,42 @@ func (r *StdioReader) endField() {
 		r.badLength = true
 		return
 	}
-	v := r.hdr[r.colon+1:]
-	v = v[:len(v)-1] // the LF
-	if len(v) > 0 && v[len(v)-1] == '\r' {
-		v = v[:len(v)-1]
+	// The value: from after the colon to the CR or LF, spaces and tabs
+	// around it left out.
+	end := len(r.hdr) - 1 // the LF
+	if r.hdr[end-1] == '\r' {
+		end--
 	}
-	start := r.colon + 1 + (len(v) - len(bytes.TrimLeft(v, " \t")))
-	v = bytes.Trim(v, " \t")
+	start := trimOWS(r.hdr, r.colon+1, 1)
+	end = trimOWS(r.hdr, end, -1)
+	if start >= end {
+		r.badLength = true
+		return
+	}
 	var n int64
-	for _, d := range v {
+	for _, d := range r.hdr[start:end] {
 		if d < '0' || d > '9' || n > (math.MaxInt64-int64(d-'0'))/10 {
 			r.badLength = true
 			return
 		}
 		n = n*10 + int64(d-'0')
 	}
-	if len(v) == 0 {
-		r.badLength = true
-		return
+	r.n, r.vStart, r.vEnd = n, start, end
+}
+
+// trimOWS returns i moved past the spaces and tabs of b that follow it (dir
+// 1) or that precede it (dir -1, b[:i]).
+func trimOWS(b []byte, i, dir int) int {
+	if dir > 0 {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+			i++
+		}
+		return i
 	}
-	r.n, r.vStart, r.vEnd = n, start, start+len(v)
+	for i > 0 && (b[i-1] == ' ' || b[i-1] == '\t') {
+		i--
+	}
+	return i
 }
 
 // endBlock decides what the header block held in r.hdr, ended by its empty
