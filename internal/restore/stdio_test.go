@@ -183,7 +183,7 @@ func TestStdioReader(t *testing.T) {
 
 // TestStdioReaderRestores runs the reader with a Table, as rpcid proxy does:
 // the id of a framed response is restored and its Content-Length rewritten,
-// shorter ("1" to 1) and longer (1 to "1").
+// shorter ("1" to 1, 100 bytes to 98 among them) and longer (1 to "1").
 func TestStdioReaderRestores(t *testing.T) {
 	tbl := &Table{}
 	rec := func(dst, msg []byte) ([]byte, bool) {
@@ -197,26 +197,30 @@ func TestStdioReaderRestores(t *testing.T) {
 		out, _, text := tbl.AppendRestoredText(dst, msg)
 		return out, text
 	}
-	reqs := framed(`{"jsonrpc":"2.0","id":1,"method":"ping"}`) +
+	pad := `,"result":{"p":"` + strings.Repeat("x", 100-len(`{"jsonrpc":"2.0","id":"4","result":{"p":""}}`)) + `"}}`
+	reqs := framed(`{"jsonrpc":"2.0","id":4,"method":"ping"}`) +
+		framed(`{"jsonrpc":"2.0","id":1,"method":"ping"}`) +
 		`{"jsonrpc":"2.0","id":"2","method":"ping"}` + "\n" +
 		framed(`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
 	if got := readStdio(t, iotest.OneByteReader(strings.NewReader(reqs)), 1<<10, rec); got != reqs {
 		t.Fatalf("requests changed: %q", got)
 	}
-	if n := tbl.Len(); n != 3 {
-		t.Fatalf("%d ids recorded, want 3", n)
+	if n := tbl.Len(); n != 4 {
+		t.Fatalf("%d ids recorded, want 4", n)
 	}
-	resps := framed(`{"jsonrpc":"2.0","id":"1","result":{}}`) +
+	resps := framed(`{"jsonrpc":"2.0","id":"4"`+pad) + // 100 bytes, 98 restored
+		framed(`{"jsonrpc":"2.0","id":"1","result":{}}`) +
 		framed(`{"jsonrpc":"2.0","id":2,"result":{}}`) +
 		`{"jsonrpc":"2.0","id":"3","result":{}}`
-	want := "Content-Length: 36\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` +
+	want := "Content-Length: 98\r\n\r\n" + `{"jsonrpc":"2.0","id":4` + pad +
+		"Content-Length: 36\r\n\r\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` +
 		"Content-Length: 38\r\n\r\n" + `{"jsonrpc":"2.0","id":"2","result":{}}` +
 		`{"jsonrpc":"2.0","id":3,"result":{}}`
 	if got := readStdio(t, iotest.OneByteReader(strings.NewReader(resps)), 1<<10, res); got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if st := tbl.Stats(); st.Restored != 3 || tbl.Len() != 0 {
-		t.Errorf("restored %d, %d pending; want 3, 0", st.Restored, tbl.Len())
+	if st := tbl.Stats(); st.Restored != 4 || tbl.Len() != 0 {
+		t.Errorf("restored %d, %d pending; want 4, 0", st.Restored, tbl.Len())
 	}
 }
 
