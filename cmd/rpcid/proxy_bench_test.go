@@ -102,3 +102,33 @@ func BenchmarkProxyHTTP(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProxyStdioLarge measures the restoring reader on one response of
+// 1 MiB, which arrives in many reads: a tool result of text with escaped
+// quotation marks (JSON in a string), and an array of small objects.
+func BenchmarkProxyStdioLarge(b *testing.B) {
+	text := []byte(`{"jsonrpc":"2.0","id":"1","result":{"content":[{"type":"text","text":"` +
+		strings.Repeat(`{\"k\":\"lorem ipsum dolor sit\"},`, 1<<20/32) + `"}]}}` + "\n")
+	var arr bytes.Buffer
+	arr.WriteString(`{"jsonrpc":"2.0","id":"1","result":[`)
+	for arr.Len() < 1<<20 {
+		arr.WriteString(`{"name":"x","value":[1,2,3]},`)
+	}
+	arr.WriteString("{}]}\n")
+	for _, bb := range []struct {
+		name string
+		in   []byte
+	}{{"text", text}, {"array", arr.Bytes()}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.in)))
+			for range b.N {
+				table := &restore.Table{}
+				table.Record([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
+				io.Copy(io.Discard, restoringReader(table, bytes.NewReader(bb.in), 16<<20))
+				if st := table.Stats(); st.Restored != 1 {
+					b.Fatalf("restored %d ids, want 1", st.Restored)
+				}
+			}
+		})
+	}
+}

@@ -435,3 +435,51 @@ func BenchmarkStdioReader(b *testing.B) {
 		})
 	}
 }
+
+// refBrackets is the obvious byte-by-byte version of StdioReader.brackets,
+// from the state depth, str, esc; it returns the state after p when the
+// object or array does not close in it.
+func refBrackets(p []byte, depth int, str, esc bool) (n int, done bool, _ int, _, _ bool) {
+	for i, c := range p {
+		switch {
+		case esc:
+			esc = false
+		case c == '\\':
+			esc = true
+		case str:
+			str = c != '"'
+		case c == '"':
+			str = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i + 1, true, 0, false, false
+			}
+		}
+	}
+	return len(p), false, depth, str, esc
+}
+
+// FuzzBrackets compares StdioReader.brackets, which follows 64-byte blocks
+// a block at a time, with refBrackets, on dense texts of the bytes that
+// matter (each input byte picks one), from any state.
+func FuzzBrackets(f *testing.F) {
+	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07"), uint8(0))
+	f.Add(bytes.Repeat([]byte{2, 0, 5, 5, 0, 1, 3, 6, 4, 5, 5, 5, 0, 6, 7}, 20), uint8(7))
+	const alphabet = `{}[]"\a `
+	f.Fuzz(func(t *testing.T, in []byte, state uint8) {
+		p := make([]byte, len(in))
+		for i, b := range in {
+			p[i] = alphabet[b%8]
+		}
+		depth, str, esc := 1+int(state>>2), state&1 != 0, state&2 != 0
+		r := &StdioReader{depth: depth, str: str, esc: esc}
+		n, done := r.brackets(p)
+		wn, wdone, wdepth, wstr, wesc := refBrackets(p, depth, str, esc)
+		if n != wn || done != wdone || !done && (r.depth != wdepth || r.str != wstr || r.esc != wesc) {
+			t.Fatalf("brackets(%q) from depth %d, str %v, esc %v: %d, %v, depth %d, str %v, esc %v; want %d, %v, depth %d, str %v, esc %v",
+				p, depth, str, esc, n, done, r.depth, r.str, r.esc, wn, wdone, wdepth, wstr, wesc)
+		}
+	})
+}
