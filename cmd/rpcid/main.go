@@ -136,10 +136,43 @@
 //     finding on a server's line starts with "server [NAME]: " and has
 //     "server" in -json (findings printed before that have neither). The host appends every run of a server to the log: an
 //     "Initializing server..." line after that server's run ended ("...
-//     transport closed") starts a new one, whose ids are its own (the requests
-//     of the run before are reported then); when a run starts before the one
-//     before ended, the log does not say which run each message belongs to,
-//     and findings about requests and answers of that server say so.
+//     transport closed", "Shutting down server", "Server disconnected")
+//     starts a new one, whose ids are its own (the requests of the run
+//     before are reported then); when a run starts before the one before
+//     ended, the log does not say which run each message belongs to, and
+//     findings about requests and answers of that server say so. A log
+//     need not start where a run does (tail -n, as MCP's debugging guide
+//     has users follow mcp*.log; an excerpt; a rotated log): a server's
+//     lines before its first "Initializing server..." are the run the log
+//     starts in, a run like the others. A line holding a message neither
+//     starts nor ends a run, whatever its text.
+//   - VS Code's output log of an MCP server (its "MCP: NAME" channel in the
+//     Output view, copied or saved to a file): a capture whose
+//     first non-blank line (after tail headers) starts with a local time
+//     to the millisecond and a level in brackets ("2026-07-24 02:03:14.089
+//     [debug] ...", levels trace, debug, info, warning, error). A
+//     timestamped line whose text starts with "[editor -> server] " or
+//     "[server -> editor] " (in VS Code's first MCP release, of March 2025,
+//     "[Client Says] " or "[Server Says] ") gives the message after it, to
+//     the end of the line, sent by the client (VS Code) or the server;
+//     other lines (VS Code's own, the server's standard error as "[server
+//     stderr] ...", the lines of a stack trace) hold no message and are
+//     counted as log lines not examined. VS Code writes the messages at
+//     log level debug (info for a server in dev mode): set the output's
+//     level to Debug first. It writes each one as JavaScript's
+//     JSON.stringify writes what it sent or read: an id's JSON type is as
+//     received ("1" stays a string), but a number is spelled as JavaScript
+//     spells it (1.0 as 1; an integer beyond 2^53 as the double JSON.parse
+//     read), so spelling changes do not show (the "[Server Says]" lines of
+//     the first format hold the server's line as written). The log is of
+//     one server: each file (after tail headers, each file they name) is a
+//     session. A run of the server starts at "Starting server" or
+//     "Connection state: Starting" and ends at "Stopping server" or
+//     "Connection state: Stopped" or "Error"; VS Code runs one connection
+//     to a server at a time, so a start after the messages of a run ends
+//     that run, whatever the log said before: its requests are reported
+//     then, and the ids of the next run are its own. The lines are read as
+//     VS Code writes them in English.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
 //     non-blank line is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the

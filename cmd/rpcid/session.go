@@ -70,12 +70,10 @@ type part struct {
 	key         string // its key in partIdx (see partKey and logPartKey)
 	used        int    // the HAR entry or log line that last used it
 	// In an MCP host's log: its server, the file its lines follow the tail
-	// header of ("" before any), and the runs of its server (see
-	// session.logRunAt).
+	// header of ("" before any), and the run of its server being read (see
+	// session.run).
 	server, file string
-	logRunAt     int
-	logRunOpen   bool
-	logOverlap   string
+	run          logRunState
 	// events are the SSE events with ids its streams carried (see
 	// session.sse), as far as seenEvents remembers them.
 	events map[seenEvent]struct{}
@@ -175,11 +173,11 @@ func (s *session) usePart(p *part) {
 	}
 	if q := s.p; q != nil {
 		q.t, q.deferredIdx, q.lostStream = s.t, s.deferredIdx, s.lostStream
-		q.logRunAt, q.logRunOpen, q.logOverlap = s.logRunAt, s.logRunOpen, s.logOverlap
+		q.run = s.run
 	}
 	s.p = p
 	s.t, s.deferredIdx, s.lostStream = p.t, p.deferredIdx, p.lostStream
-	s.logRunAt, s.logRunOpen, s.logOverlap = p.logRunAt, p.logRunOpen, p.logOverlap
+	s.run = p.run
 }
 
 // session checks one capture.
@@ -256,7 +254,7 @@ type session struct {
 	// connection is its own). So may an MCP host's log (Claude Desktop's
 	// mcp.log, or per-server logs joined): each server named on its lines
 	// is a part (see logPartKey). t, deferredIdx and lostStream, and
-	// logRunAt, logRunOpen and logOverlap, are those of the part in use, p.
+	// run, are those of the part in use, p.
 	p         *part
 	parts     []*part
 	partIdx   map[string]*part
@@ -287,15 +285,9 @@ type session struct {
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
 	redirectNext, redirectFrom *part
-	// logRunAt is the line where the last run of the server in an MCP
-	// host's log started ("Initializing server..."), logRunOpen whether it
-	// has not ended ("... transport closed", "Shutting down server"), and
-	// logOverlap, once two runs were open at once, the sentence findings
-	// about requests and answers end with: those of the server in use (see
-	// part).
-	logRunAt   int
-	logRunOpen bool
-	logOverlap string
+	// run is the run of the server in use (see part) that the lines of an
+	// MCP host's log being read belong to.
+	run logRunState
 	// logNameFirst says where the server's name stood on the latest line
 	// of an MCP host's log whose level word told it (see logServer): 1 in
 	// the first bracketed field, 2 in the second, 0 before any such line.
@@ -351,12 +343,12 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 		f.Server = showString(s.p.server)
 		msg = "server [" + f.Server + "]: " + msg
 	}
-	if s.logOverlap != "" {
+	if s.run.overlap != "" {
 		switch kind {
 		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched:
-			msg += "; " + s.logOverlap
+			msg += "; " + s.run.overlap
 			if f.Note == "" {
-				f.Note = s.logOverlap
+				f.Note = s.run.overlap
 			}
 		}
 	}
@@ -1337,24 +1329,56 @@ func (s *session) reportOpen(parts []*part) {
 	}
 }
 
+// logRunState is where an MCP host's log is in the runs of one server
+// (each a new process on new pipes, whose client starts its ids anew).
+type logRunState struct {
+	// at is the line where the run started ("Initializing server..."),
+	// or 0 for the run the log starts in: the lines of the server before
+	// its first start line, which a partial log (tail -n, an excerpt, a
+	// rotated log) begins with.
+	at int
+	// ended: the log said the run ended ("... transport closed").
+	ended bool
+	// held: a message was read in the run.
+	held bool
+	// overlap, once two runs were open at once, is the sentence findings
+	// about requests and answers end with.
+	overlap string
+}
+
 // logRun handles a line of an MCP host's log that starts a run of the
-// server in use (a new process on new pipes): the requests of its run
-// before, if it ended, are reported and forgotten, so that ids used again
-// are no duplicates and answers are not taken across runs. A run that had
-// not ended (runs at once, as when a host starts a server twice) cannot be
-// told apart from the new one: findings about requests and answers then
-// say so. Other servers' runs are their own.
-func (s *session) logRun(pos position) {
+// server in use (a new process on new pipes). The lines of the server
+// before its first such line are a run of their own, one that started
+// before the log did: a log need not start at a run's start (tail -n, an
+// excerpt, a rotated log). The requests of the run before, if it ended,
+// are reported and forgotten, so that ids used again are no duplicates and
+// answers are not taken across runs. A run that had not ended (runs at
+// once, as when Claude Desktop starts a server twice) cannot be told apart
+// from the new one: findings about requests and answers then say so. When
+// the host runs one connection to a server at a time (once: VS Code), a
+// start line ends the run before whatever the log said, unless that run
+// holds no message yet: VS Code writes "Starting server NAME" and
+// "Connection state: Starting" for one start. Other servers' runs are their
+// own.
+func (s *session) logRun(pos position, once bool) {
+	r := &s.run
 	switch {
-	case s.logRunAt == 0:
-	case !s.logRunOpen:
+	case once && !r.held && r.at != 0:
+		return // the same start
+	case !r.held && (once || r.at == 0):
+		// The log starts here for this server, or its lines before held
+		// no message: nothing to keep apart.
+	case r.ended || once:
 		s.reportOpen([]*part{s.p})
 		s.t = newTable(s.t.ring)
 		s.initialized = false
-	case s.logOverlap == "":
-		s.logOverlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: s.logRunAt})
+		r.overlap = ""
+	case r.overlap == "" && r.at == 0:
+		r.overlap = fmt.Sprintf("the log shows a run of the server starting at %s while the run the log starts in had not ended, and does not say which run each message belongs to", pos)
+	case r.overlap == "":
+		r.overlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: r.at})
 	}
-	s.logRunAt, s.logRunOpen = pos.line, true
+	r.at, r.ended, r.held = pos.line, false, false
 }
 
 // nothingToCheck reports a capture without a JSON-RPC message: an empty
@@ -1397,6 +1421,10 @@ func (s *session) nothingToCheck() {
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s with \"Message from client:\" or \"Message from server:\" holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
 	case s.log == logHost:
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
+	case s.log == logVSCode && s.logMarked > 0:
+		what = fmt.Sprintf("it is VS Code's output log of an MCP server (timestamped lines), and none of its %s with \"[editor -> server]\" or \"[server -> editor]\" (\"[Client Says]\" or \"[Server Says]\") holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
+	case s.log == logVSCode:
+		what = fmt.Sprintf("it is VS Code's output log of an MCP server (timestamped lines), and none of its %s holds a message (\"[editor -> server]\" or \"[server -> editor]\", which VS Code writes at log level debug, info for a server in dev mode: set the output's log level to Debug)", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
