@@ -938,6 +938,9 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	// Each server's lines are a session of their own (see logServer).
 	l := line[start:]
 	s.logUse(s.logServer(l[m[6]:m[7]], l[m[8]:m[9]]), pos.line)
+	if s.run.at == 0 && s.run.from == 0 {
+		s.run.from = pos.line
+	}
 	from := start + m[1]
 	i := bytes.Index(line[from:], logFromClient)
 	n := len(logFromClient)
@@ -1018,6 +1021,9 @@ func (s *session) vscodeLine(pos position, line []byte, start int) {
 	if s.p == nil || s.p.file != s.logFile {
 		s.use(logPartKey(s.logFile, nil), pos.line)
 		s.p.file = s.logFile
+	}
+	if s.run.at == 0 && s.run.from == 0 {
+		s.run.from = pos.line
 	}
 	from := start + m[1]
 	text := line[from:]

@@ -159,7 +159,7 @@ func TestHostLogServerFindings(t *testing.T) {
 	single := strings.Join(fs, "")
 	_, out, _ := runCmd(t, strings.NewReader(single), "check", "-")
 	want := `<stdin>:2: error: request id 0 (tools/list) sent while request 0 (line 1, initialize) is still pending: their responses cannot be told apart
-<stdin>:4: error: response id 7 matches no pending request
+<stdin>:4: error: response id 7 matches no pending request; the log starts within a run of the server (its lines from line 1 come before any start of it), so the request it answers may be before the log's first line
 <stdin>:6: error: response id 0 is a second answer: request 0 (line 2, tools/list) was already answered at line 5
 <stdin>:7: error: response with a null id (error -32601: Method not found): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error -32601 shows the peer read the request and dropped its id
 `
@@ -170,7 +170,7 @@ func TestHostLogServerFindings(t *testing.T) {
 	both := interleave(fs, git) // git's request is line 2
 	_, out, _ = runCmd(t, strings.NewReader(both), "check", "-")
 	want = `<stdin>:3: error: server [fs]: request id 0 (tools/list) sent while request 0 (line 1, initialize) is still pending: their responses cannot be told apart
-<stdin>:5: error: server [fs]: response id 7 matches no pending request
+<stdin>:5: error: server [fs]: response id 7 matches no pending request; the log starts within a run of the server (its lines from line 1 come before any start of it), so the request it answers may be before the log's first line
 <stdin>:7: error: server [fs]: response id 0 is a second answer: request 0 (line 3, tools/list) was already answered at line 6
 <stdin>:8: error: server [fs]: response with a null id (error -32601: Method not found): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error -32601 shows the peer read the request and dropped its id
 <stdin>:2: error: server [git]: request 7 (tools/call) was never answered
@@ -377,6 +377,28 @@ checked 1 file: 8 messages (5 requests, 3 responses, 0 notifications); 3 log lin
 		_, out, _ := runCmd(t, strings.NewReader(c.log), "check", "-")
 		if diff := cmp.Diff(c.want, out); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+
+	// A response whose request the excerpt cut off: the finding says the
+	// log starts within a run; after a start line, it does not.
+	for _, c := range []struct{ name, log, want string }{
+		{"Claude Desktop", l(1, "fs", `Message from server: {"jsonrpc":"2.0","id":5,"result":{}}`) + l(2, "fs", "Server transport closed") +
+			l(3, "fs", "Initializing server...") + l(4, "fs", `Message from server: {"jsonrpc":"2.0","id":5,"result":{}}`),
+			`<stdin>:1: error: response id 5 matches no pending request; the log starts within a run of the server (its lines from line 1 come before any start of it), so the request it answers may be before the log's first line
+<stdin>:4: error: response id 5 matches no pending request
+checked 1 file: 2 messages (0 requests, 2 responses, 0 notifications); 2 log lines without a message not examined; 2 errors, 0 warnings
+`},
+		{"VS Code", "==> mcp.log <==\n" + vscodeLine(1, "debug", `[server -> editor] {"jsonrpc":"2.0","id":5,"result":{}}`) +
+			vscodeLine(2, "info", "Starting server fs") + vscodeLine(3, "debug", `[server -> editor] {"jsonrpc":"2.0","id":5,"result":{}}`),
+			`<stdin>:2: error: response id 5 matches no pending request; the log starts within a run of the server (its lines from line 2 come before any start of it), so the request it answers may be before the log's first line
+<stdin>:4: error: response id 5 matches no pending request
+checked 1 file: 2 messages (0 requests, 2 responses, 0 notifications); 2 log lines without a message not examined; 2 errors, 0 warnings
+`},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(c.log), "check", "-")
+		if diff := cmp.Diff(c.want, out); diff != "" {
+			t.Errorf("%s, a response cut off from its request (-want +got):\n%s", c.name, diff)
 		}
 	}
 

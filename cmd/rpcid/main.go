@@ -204,7 +204,9 @@
 //     request; in a HAR entry whose POST body is missing, the finding says
 //     that body may have held the request it answers, and for a response to
 //     a server request, that a GET event stream without its body may have
-//     carried that request. When JavaScript
+//     carried that request; in the run an MCP host's log starts in (its
+//     server's lines before any start of the server), that the request may
+//     be before the log's first line. When JavaScript
 //     Number(), Python int() or Rust i64::from_str (the normalizers of the
 //     TypeScript, Python and Rust MCP SDKs; for a numeric id, the double
 //     that JavaScript's JSON.parse reads) would have matched it to a
@@ -292,7 +294,8 @@
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
 // (a null-id response's error object); answeredLine or answeredEntry; note
 // (why a request may have gone unanswered, or, for a response matching no
-// request, that the HAR lacks the request body that may have held it); hint
+// request, that the HAR lacks the request body that may have held it or
+// that the host log starts within the run); hint
 // (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
 // or bodyLine (the line of a newline-delimited body, from 1) in a HAR entry,

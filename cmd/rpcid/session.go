@@ -1337,6 +1337,9 @@ type logRunState struct {
 	// its first start line, which a partial log (tail -n, an excerpt, a
 	// rotated log) begins with.
 	at int
+	// from is the first line of the run the log starts in (at 0), as long
+	// as no start line came.
+	from int
 	// ended: the log said the run ended ("... transport closed").
 	ended bool
 	// held: a message was read in the run.
@@ -1771,6 +1774,14 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 			msg += ", whose id is different"
 		}
 		i = j
+	}
+	if s.log == logHost || s.log == logVSCode {
+		if r := s.run; r.at == 0 && r.from > 0 && f.Note == "" {
+			// A partial log (tail -n, an excerpt) may have cut the
+			// request off.
+			f.Note = fmt.Sprintf("the log starts within a run of the server (its lines from %s come before any start of it), so the request it answers may be before the log's first line", position{line: r.from})
+			msg += "; " + f.Note
+		}
 	}
 	f.Lax = lax
 	s.report(pos, levelError, kindUnmatched, msg, f)
