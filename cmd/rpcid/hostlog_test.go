@@ -468,11 +468,11 @@ checked 1 file: 3 messages (2 requests, 1 response, 0 notifications); 2 log line
 		{"not JSON", v(1, "info", `[Server Says] Listening on stdio`) + v(2, "debug", "[editor -> server]   "),
 			`<stdin>:1: error: not JSON at column 46: invalid character at start of value ('L')
 <stdin>:2: error: empty message after "[editor -> server]"
-<stdin>: error: nothing to check: it is VS Code's output log of an MCP server (timestamped lines), and none of its 2 lines with "[editor -> server]" or "[server -> editor]" ("[Client Says]" or "[Server Says]") holds a JSON-RPC 2.0 message that could be read
+<stdin>: error: nothing to check: it is a log in VS Code's format (timestamped lines), and none of its 2 lines with "[editor -> server]" or "[server -> editor]" ("[Client Says]" or "[Server Says]") holds a JSON-RPC 2.0 message that could be read
 checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 errors, 0 warnings
 `},
 		{"no messages at level info", v(1, "info", "Starting server fs") + v(1, "info", "Connection state: Running") + v(2, "info", "Discovered 3 tools"),
-			`<stdin>: error: nothing to check: it is VS Code's output log of an MCP server (timestamped lines), and none of its 3 non-blank lines holds a message ("[editor -> server]" or "[server -> editor]", which VS Code writes at log level debug, info for a server in dev mode: set the output's log level to Debug)
+			`<stdin>: error: nothing to check: it is a log in VS Code's format (timestamped lines, as VS Code's MCP server output and Cursor's MCP log write them), and none of its 3 non-blank lines holds a message ("[editor -> server]" or "[server -> editor]", which VS Code writes at log level debug, info for a server in dev mode)
 checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 log lines without a message not examined; 1 error, 0 warnings
 `},
 		// tail -f of two servers' logs: each file is a session.

@@ -1425,9 +1425,9 @@ func (s *session) nothingToCheck() {
 	case s.log == logHost:
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
 	case s.log == logVSCode && s.logMarked > 0:
-		what = fmt.Sprintf("it is VS Code's output log of an MCP server (timestamped lines), and none of its %s with \"[editor -> server]\" or \"[server -> editor]\" (\"[Client Says]\" or \"[Server Says]\") holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
+		what = fmt.Sprintf("it is a log in VS Code's format (timestamped lines), and none of its %s with \"[editor -> server]\" or \"[server -> editor]\" (\"[Client Says]\" or \"[Server Says]\") holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
 	case s.log == logVSCode:
-		what = fmt.Sprintf("it is VS Code's output log of an MCP server (timestamped lines), and none of its %s holds a message (\"[editor -> server]\" or \"[server -> editor]\", which VS Code writes at log level debug, info for a server in dev mode: set the output's log level to Debug)", plural(s.nonBlank, "non-blank line"))
+		what = fmt.Sprintf("it is a log in VS Code's format (timestamped lines, as VS Code's MCP server output and Cursor's MCP log write them), and none of its %s holds a message (\"[editor -> server]\" or \"[server -> editor]\", which VS Code writes at log level debug, info for a server in dev mode)", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
