@@ -172,7 +172,9 @@
 //     to a server at a time, so a start after the messages of a run ends
 //     that run, whatever the log said before: its requests are reported
 //     then, and the ids of the next run are its own. The lines are read as
-//     VS Code writes them in English.
+//     VS Code writes them in English. Cursor's MCP log has the same
+//     timestamps and levels: it is read as this format, and without
+//     message lines it is a nothing-to-check finding that says so.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
 //     non-blank line is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the
