@@ -511,7 +511,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		case st <= 0:
 			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
 		case s.refusal != "":
-			note = "its HTTP exchange was refused with " + status + " and " + s.refusal + ", with a null id"
+			note = "its HTTP exchange was refused with " + status + " and " + s.refusal
 			delivered = "was not delivered"
 		default:
 			note = "its HTTP response had " + status

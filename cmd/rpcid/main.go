@@ -221,11 +221,11 @@
 //     else the oldest pending request not already taken by another null-id
 //     response), which may still get an answer of its own; if it never does,
 //     its unanswered-request finding says the null-id response is likely (or
-//     may be) its answer. A JSON-RPC error with a null id in a HAR response
-//     other than 2xx is not one: it is the HTTP transport refusing the HTTP
-//     request (400 "Bad Request: No valid session ID provided", 404 "Session
-//     not found"), and the requests of that exchange are unanswered-request
-//     findings saying so. A client answer in a POST refused or failed
+//     may be) its answer. A JSON-RPC error in a HAR response other than 2xx
+//     whose id is null, missing or no request's is not one: it is the HTTP
+//     transport refusing the HTTP request (400 "Bad Request: No valid
+//     session ID provided", 404 "Session not found"), and the requests of
+//     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed
 //     (no 2xx status) answers no server request: if the server request is
 //     never answered, its finding says where the answer went and why.
 //   - invalid-message (error): data after a HAR file's object (another

@@ -211,10 +211,14 @@ type session struct {
 	// (exchangeEnd notes why), and undeliveredLater the indexes in
 	// deferred of such answers to server requests not read yet (of another
 	// session: a POST refused for want of a session id). refusal is the
-	// error of a JSON-RPC error with a null id in its response body: the
-	// HTTP transport refusing the HTTP request, as the TypeScript SDK's
-	// Streamable HTTP server does with 400 "Bad Request: No valid session
-	// ID provided" and 404 "Session not found".
+	// error of a JSON-RPC error in its response body with a null id, no id
+	// or an id of no request (with what the id was): the HTTP transport
+	// refusing the HTTP request, as the TypeScript SDK's Streamable HTTP
+	// server does with 400 "Bad Request: No valid session ID provided" and
+	// 404 "Session not found" and a null id, the Python SDK's with the id
+	// "server-error", and as MCP 2025-03-26 allows with no id ("The HTTP
+	// response body MAY comprise a JSON-RPC error response that has no
+	// id").
 	failedExchange   bool
 	undelivered      []ref
 	undeliveredLater []int
@@ -426,6 +430,15 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: a response with both "result" and "error"`)
 		return
 	case hasResult || hasError:
+		if !hasID && hasError && s.httpError && s.failedExchange && dir != fromClient {
+			// An HTTP transport's refusal, as MCP 2025-03-26 allows:
+			// "The HTTP response body MAY comprise a JSON-RPC error
+			// response that has no id."
+			s.messages++
+			s.counts.responses++
+			s.refuse(m.errv, "no id")
+			return
+		}
 		if !hasID {
 			s.invalid(pos, loc, `not JSON-RPC 2.0: a response without an "id" member`)
 			return
@@ -780,15 +793,20 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
-	if id.Kind() == rpcid.KindNull && s.httpError && s.failedExchange && errRaw != nil {
-		// The body of a non-2xx HTTP response: the transport's refusal of
-		// the HTTP request, not the answer to a JSON-RPC request whose id
-		// was dropped. The requests and answers of the exchange are
-		// reported as refused (see exchangeEnd).
-		if s.refusal == "" {
-			s.refusal = describeError(errRaw).text
+	if s.httpError && s.failedExchange && errRaw != nil && toClient {
+		// The body of a non-2xx HTTP response: with a null id, or one
+		// that no request has, the transport's refusal of the HTTP
+		// request, not the answer to a JSON-RPC request whose id was
+		// dropped. The requests and answers of the exchange are reported
+		// as refused (see exchangeEnd).
+		if id.Kind() == rpcid.KindNull {
+			s.refuse(errRaw, "a null id")
+			return
 		}
-		return
+		if _, ok := sd.get(keyOf(id)); !ok {
+			s.refuse(errRaw, "the id "+show(raw)+", which no request has")
+			return
+		}
 	}
 	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
@@ -844,6 +862,15 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	s.answer(pos, sd, x, id, raw)
+}
+
+// refuse records the error errRaw of a non-2xx HTTP response as the
+// transport's refusal of the exchange (see session.refusal), idNote saying
+// what its id was.
+func (s *session) refuse(errRaw []byte, idNote string) {
+	if s.refusal == "" {
+		s.refusal = describeError(errRaw).text + ", with " + idNote
+	}
 }
 
 // deferResponse keeps a HAR response that matches no request yet.
