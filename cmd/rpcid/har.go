@@ -257,6 +257,7 @@ func (s *session) readHAR(r io.Reader) error {
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
 					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+					s.badEntries++
 					continue
 				}
 				if err != nil {

@@ -65,3 +65,26 @@ func TestCheckSummaryNamesUnreadableFiles(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, the summary naming 1 unreadable file, and the file in stderr", code, out, errOut)
 	}
 }
+
+// TestNothingToCheckCountsBadEntries checks that the nothing-to-check
+// finding of a HAR file counts its entries that are not HAR entries (each an
+// invalid-message of its own) instead of saying it has none.
+func TestNothingToCheckCountsBadEntries(t *testing.T) {
+	bad := `{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"text":5}},"response":{"status":200}}`
+	good := `{"request":{"method":"GET","url":"http://127.0.0.1/"},"response":{"status":200,"content":{"mimeType":"text/html","text":"<p>"}}}`
+	for _, c := range []struct {
+		entries []string
+		want    string
+	}{
+		{[]string{bad}, "its 1 entry is not a HAR entry"},
+		{[]string{bad, bad}, "none of its 2 entries is a HAR entry"},
+		{[]string{bad, good}, "none of its 2 entries has a JSON-RPC 2.0 message (bodies not examined: 1 text/html)"},
+		{nil, "the HAR file has no entries"},
+	} {
+		har := `{"log":{"version":"1.2","entries":[` + strings.Join(c.entries, ",") + `]}}`
+		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+		if !strings.Contains(out, "<stdin>: error: nothing to check: "+c.want+"\n") {
+			t.Errorf("%d entries: check says\n%s\nwant nothing to check: %s", len(c.entries), out, c.want)
+		}
+	}
+}

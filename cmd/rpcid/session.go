@@ -331,7 +331,9 @@ type session struct {
 	messages int
 	nonBlank int
 	entries  int
-	skipped  map[string]int // HAR bodies not examined, by media type
+	// HAR entries that are not HAR entries (an invalid-message each).
+	badEntries int
+	skipped    map[string]int // HAR bodies not examined, by media type
 	// HAR WebSocket connections without frames in the capture, and frames
 	// of connections without JSON-RPC, not examined.
 	lostSockets, skippedFrames int
@@ -455,7 +457,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	id, err := rpcid.Parse(m.id)
 	if err != nil {
-		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: %s", show(m.id), idError(err)))
+		s.invalid(pos, loc, idError(m.id, err))
 		return
 	}
 	s.messages++
@@ -516,17 +518,18 @@ func jsonString(raw []byte) (string, bool) {
 	return v, true
 }
 
-// idError says why rpcid.Parse refused an id.
-func idError(err error) string {
+// idError says why rpcid.Parse refused the id raw, and so the message.
+func idError(raw []byte, err error) string {
 	switch {
 	case errors.Is(err, rpcid.ErrType):
-		return "JSON-RPC 2.0 allows no other type"
+		return fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: JSON-RPC 2.0 allows no other type", show(raw))
 	case errors.Is(err, rpcid.ErrInvalidUTF8):
-		return "the string is not valid UTF-8 (or escapes a lone surrogate)"
+		return fmt.Sprintf("the id %s is a string that is not valid UTF-8 (or escapes a lone surrogate), which the rule refuses (clause 4), and the message is not examined", show(raw))
 	case errors.Is(err, rpcid.ErrRange):
-		return "its exponent is too large to compare exactly"
+		// A JSON number, as JSON-RPC 2.0 allows: only too large to compare.
+		return fmt.Sprintf("the id %s is a number too large or too small to compare exactly (the rule refuses d × 10^e with |e| ≥ 10^18), and the message is not examined", show(raw))
 	}
-	return err.Error()
+	return fmt.Sprintf("the id %s is refused by the rule: %v, and the message is not examined", show(raw), err)
 }
 
 // notification handles a notification at pos: it is remembered for the
@@ -1393,11 +1396,18 @@ func (s *session) nothingToCheck() {
 		what = s.encoding
 	case s.har && s.entries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
+	case s.har && s.entries == 0 && s.badEntries > 0:
+		// Every entry, for none was read.
+		what = "its 1 entry is not a HAR entry"
+		if s.badEntries > 1 {
+			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
+		}
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:
-		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries, "entry"))
-		if s.entries == 1 {
+		// Entries that are not HAR entries count: none of them was read.
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries+s.badEntries, "entry"))
+		if s.entries+s.badEntries == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
 		}
 		var parts []string
