@@ -328,7 +328,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.use(partKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
-	s.unreadable = false
+	s.unreadable, s.cut = false, ""
 	s.inWebSocket = false
 	s.resumed = strings.EqualFold(e.Request.Method, "GET") && headerValue(e.Request.Headers.v, "last-event-id") != ""
 	s.reqNote = 0
@@ -466,6 +466,8 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		mark(s.noContent, false, true)
 	case st >= 200 && st <= 299 && s.unreadable:
 		lacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
+	case st >= 200 && st <= 299 && s.cut != "":
+		lacks(fmt.Sprintf("the body of its HTTP response (status %d) is cut short: %s", st, s.cut))
 	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
@@ -621,6 +623,13 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 			return false
 		}
 		text = dec
+	}
+	if dir == fromServer && c.Size.v > int64(len(text)) {
+		// Cut short by the tool that wrote the capture (a limit on the
+		// size of bodies it keeps): what is missing may hold answers,
+		// and the text's end is not the body's.
+		s.cut = fmt.Sprintf("the capture holds %s of the %d its content.size gives", plural(len(text), "byte"), c.Size.v)
+		loc = strings.TrimSuffix(loc, ": ") + " (" + s.cut + "): "
 	}
 	trimmed := bytes.TrimSpace(text)
 	if len(trimmed) == 0 {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -86,5 +88,34 @@ func TestNothingToCheckCountsBadEntries(t *testing.T) {
 		if !strings.Contains(out, "<stdin>: error: nothing to check: "+c.want+"\n") {
 			t.Errorf("%d entries: check says\n%s\nwant nothing to check: %s", len(c.entries), out, c.want)
 		}
+	}
+}
+
+// TestCutBody checks that a HAR response body shorter than its content.size
+// (the capture tool kept only the first part of it, as tools with a limit on
+// body size do) is said to be cut short, in the finding about its text and
+// in its requests' findings, which say the capture lacks their answers
+// rather than that they were never answered; and that an answer in the part
+// kept still counts.
+func TestCutBody(t *testing.T) {
+	entry := func(id int, body string, size int) string {
+		req, _ := json.Marshal(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call"}`, id))
+		text, _ := json.Marshal(body)
+		return fmt.Sprintf(`{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"mimeType":"application/json","text":%s}},`+
+			`"response":{"status":200,"content":{"mimeType":"%s","size":%d,"text":%s}}}`, req, "text/event-stream", size, text)
+	}
+	answer := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	har := `{"log":{"version":"1.2","entries":[` +
+		entry(1, `event: message`+"\n"+`data: {"jsonrpc":"2.0","id":1,"res`, 2000000) + "," +
+		entry(2, answer, len(answer)+500) + "," +
+		entry(3, answer[:10], 10) + `]}}`
+	_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+	findings, _, _ := strings.Cut(out, "checked ")
+	want := `<stdin>:entry 1: error: response body (the capture holds 49 bytes of the 2000000 its content.size gives): event 1: not JSON at byte offset 28: unexpected end of input
+<stdin>:entry 1: error: request 1 (tools/call) has no response in the capture: the body of its HTTP response (status 200) is cut short: the capture holds 49 bytes of the 2000000 its content.size gives
+<stdin>:entry 3: error: request 3 (tools/call) was never answered (its HTTP response (status 200, text/event-stream) held no response with its id)
+`
+	if findings != want {
+		t.Errorf("check:\n%s\nwant findings:\n%s", out, want)
 	}
 }

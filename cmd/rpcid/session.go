@@ -287,6 +287,10 @@ type session struct {
 	// a message.
 	logMarked  int
 	unreadable bool // the response body of the HAR entry being read could not be decoded
+	// cut, if not "", says that the response body of the HAR entry being
+	// read is shorter than its content.size: the capture tool kept only
+	// part of it.
+	cut string
 	// redirectNext is the part of a HAR entry answered with a redirect
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
