@@ -119,3 +119,25 @@ func TestCutBody(t *testing.T) {
 		t.Errorf("check:\n%s\nwant findings:\n%s", out, want)
 	}
 }
+
+// TestUnendedEvent checks that an event-stream body ending in an event
+// without the blank line that ends it (LF, CR, CRLF or no line end at all
+// after its last data line) draws an unended-event warning, and that the
+// event is read as a message still: the capture cannot tell whether the
+// stream ended there.
+func TestUnendedEvent(t *testing.T) {
+	answer := `data: {"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, end := range []string{"", "\n", "\r", "\r\n"} {
+		har := harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream", ": hi\n\nevent: message\n" + answer + end})
+		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+		want := "<stdin>:entry 1: warning: response body: event 1: the body ends before the blank line that ends this event, and a client reads an event only once that line comes (WHATWG HTML, section 9.2.6): if the stream ended here, clients discarded this message\n" +
+			"checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning\n"
+		if out != want {
+			t.Errorf("body ending %q: check says\n%s\nwant\n%s", end, out, want)
+		}
+		har = harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream", answer + end + end})
+		if _, out, _ := runCmd(t, strings.NewReader(har), "check", "-"); end != "" && !strings.Contains(out, "no findings") {
+			t.Errorf("body ending %q twice: check says\n%s\nwant no findings", end, out)
+		}
+	}
+}

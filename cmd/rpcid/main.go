@@ -234,7 +234,13 @@
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
 //     its position, including a message whose jsonrpc, id, method, result or
 //     error member is named twice or only by a case variant ("ID"), which
-//     encoding/json and exact readers read differently; checking goes on.
+//     encoding/json and exact readers read differently, or whose id the rule
+//     refuses (a number beyond ErrRange's bound); checking goes on.
+//   - unended-event (warning): a HAR event-stream body that ends in an event
+//     without the blank line that ends it: clients read an event only once
+//     that line comes (WHATWG HTML 9.2.6), so if the stream ended there its
+//     message was never delivered. The capture cannot tell whether the
+//     stream had ended, so the event is read as a message too.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //
