@@ -196,7 +196,8 @@
 //     page, a plain "Accepted"), which has no response in the capture when
 //     a GET event stream lacks its body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
-//     still pending.
+//     still pending, or after one with it was cancelled (MCP forbids reusing
+//     an id; the new request takes the responses with it).
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
 //     what goes wrong and for whom: whether a float64 holds it exactly (if not,
 //     the value JavaScript and go-sdk read instead), whether it is beyond int64

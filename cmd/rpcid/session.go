@@ -681,6 +681,21 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		}
 		s.usePart(here)
 	}
+	if y, ok := sd.get(key); ok && t.at(y).flags&(fAnswered|fCancelled) == fCancelled {
+		// The id of a request its sender cancelled, sent again. The sender
+		// has given up on the cancelled one ("The sender of the
+		// cancellation notification SHOULD ignore any response to the
+		// request that arrives afterward", MCP), so responses with the id
+		// go to the new request; but MCP forbids reusing an id ("MUST NOT
+		// have been previously used by the requestor within the same
+		// session"), and a late answer to the cancelled request would be
+		// taken for the new one's.
+		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
+		msg := fmt.Sprintf("%s id %s (%s) reuses the id of %s, which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's",
+			reqWord(server), show(raw), t.method(x), s.describe(y))
+		s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
+		s.retire(sd, key, y, true) // cancelled: nothing more is checked of it
+	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
