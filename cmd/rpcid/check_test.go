@@ -784,7 +784,7 @@ func TestLongLivedSSEHAR(t *testing.T) {
 	var get entry
 	get.Request.Method = "GET"
 	get.Response.Status = 200
-	get.Response.Content = content{"text/event-stream", strings.TrimSuffix(stream.String(), "\n")}
+	get.Response.Content = content{"text/event-stream", stream.String()}
 	entries = append(entries, get)
 	post := func(body string) {
 		var e entry

@@ -233,7 +233,8 @@
 //     page, a plain "Accepted"), which has no response in the capture when
 //     a GET event stream lacks its body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
-//     still pending.
+//     still pending, or after one with it was cancelled (MCP forbids reusing
+//     an id; the new request takes the responses with it).
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
 //     what goes wrong and for whom: whether a float64 holds it exactly (if not,
 //     the value JavaScript and go-sdk read instead), whether it is beyond int64
@@ -258,11 +259,11 @@
 //     else the oldest pending request not already taken by another null-id
 //     response), which may still get an answer of its own; if it never does,
 //     its unanswered-request finding says the null-id response is likely (or
-//     may be) its answer. A JSON-RPC error with a null id in a HAR response
-//     other than 2xx is not one: it is the HTTP transport refusing the HTTP
-//     request (400 "Bad Request: No valid session ID provided", 404 "Session
-//     not found"), and the requests of that exchange are unanswered-request
-//     findings saying so. A client answer in a POST refused or failed
+//     may be) its answer. A JSON-RPC error in a HAR response other than 2xx
+//     whose id is null, missing or no request's is not one: it is the HTTP
+//     transport refusing the HTTP request (400 "Bad Request: No valid
+//     session ID provided", 404 "Session not found"), and the requests of
+//     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed
 //     (no 2xx status) answers no server request: if the server request is
 //     never answered, its finding says where the answer went and why.
 //   - invalid-message (error): data after a HAR file's object (another
@@ -271,7 +272,13 @@
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
 //     its position, including a message whose jsonrpc, id, method, result or
 //     error member is named twice or only by a case variant ("ID"), which
-//     encoding/json and exact readers read differently; checking goes on.
+//     encoding/json and exact readers read differently, or whose id the rule
+//     refuses (a number beyond ErrRange's bound); checking goes on.
+//   - unended-event (warning): a HAR event-stream body that ends in an event
+//     without the blank line that ends it: clients read an event only once
+//     that line comes (WHATWG HTML 9.2.6), so if the stream ended there its
+//     message was never delivered. The capture cannot tell whether the
+//     stream had ended, so the event is read as a message too.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //

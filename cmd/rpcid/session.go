@@ -209,10 +209,14 @@ type session struct {
 	// (exchangeEnd notes why), and undeliveredLater the indexes in
 	// deferred of such answers to server requests not read yet (of another
 	// session: a POST refused for want of a session id). refusal is the
-	// error of a JSON-RPC error with a null id in its response body: the
-	// HTTP transport refusing the HTTP request, as the TypeScript SDK's
-	// Streamable HTTP server does with 400 "Bad Request: No valid session
-	// ID provided" and 404 "Session not found".
+	// error of a JSON-RPC error in its response body with a null id, no id
+	// or an id of no request (with what the id was): the HTTP transport
+	// refusing the HTTP request, as the TypeScript SDK's Streamable HTTP
+	// server does with 400 "Bad Request: No valid session ID provided" and
+	// 404 "Session not found" and a null id, the Python SDK's with the id
+	// "server-error", and as MCP 2025-03-26 allows with no id ("The HTTP
+	// response body MAY comprise a JSON-RPC error response that has no
+	// id").
 	failedExchange   bool
 	undelivered      []ref
 	undeliveredLater []int
@@ -281,6 +285,10 @@ type session struct {
 	// a message.
 	logMarked  int
 	unreadable bool // the response body of the HAR entry being read could not be decoded
+	// cut, if not "", says that the response body of the HAR entry being
+	// read is shorter than its content.size: the capture tool kept only
+	// part of it.
+	cut string
 	// redirectNext is the part of a HAR entry answered with a redirect
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
@@ -319,7 +327,9 @@ type session struct {
 	messages int
 	nonBlank int
 	entries  int
-	skipped  map[string]int // HAR bodies not examined, by media type
+	// HAR entries that are not HAR entries (an invalid-message each).
+	badEntries int
+	skipped    map[string]int // HAR bodies not examined, by media type
 	// HAR WebSocket connections without frames in the capture, and frames
 	// of connections without JSON-RPC, not examined.
 	lostSockets, skippedFrames int
@@ -418,6 +428,15 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: a response with both "result" and "error"`)
 		return
 	case hasResult || hasError:
+		if !hasID && hasError && s.httpError && s.failedExchange && dir != fromClient {
+			// An HTTP transport's refusal, as MCP 2025-03-26 allows:
+			// "The HTTP response body MAY comprise a JSON-RPC error
+			// response that has no id."
+			s.messages++
+			s.counts.responses++
+			s.refuse(m.errv, "no id")
+			return
+		}
 		if !hasID {
 			s.invalid(pos, loc, `not JSON-RPC 2.0: a response without an "id" member`)
 			return
@@ -434,7 +453,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	id, err := rpcid.Parse(m.id)
 	if err != nil {
-		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: %s", show(m.id), idError(err)))
+		s.invalid(pos, loc, idError(m.id, err))
 		return
 	}
 	s.messages++
@@ -495,17 +514,18 @@ func jsonString(raw []byte) (string, bool) {
 	return v, true
 }
 
-// idError says why rpcid.Parse refused an id.
-func idError(err error) string {
+// idError says why rpcid.Parse refused the id raw, and so the message.
+func idError(raw []byte, err error) string {
 	switch {
 	case errors.Is(err, rpcid.ErrType):
-		return "JSON-RPC 2.0 allows no other type"
+		return fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: JSON-RPC 2.0 allows no other type", show(raw))
 	case errors.Is(err, rpcid.ErrInvalidUTF8):
-		return "the string is not valid UTF-8 (or escapes a lone surrogate)"
+		return fmt.Sprintf("the id %s is a string that is not valid UTF-8 (or escapes a lone surrogate), which the rule refuses (clause 4), and the message is not examined", show(raw))
 	case errors.Is(err, rpcid.ErrRange):
-		return "its exponent is too large to compare exactly"
+		// A JSON number, as JSON-RPC 2.0 allows: only too large to compare.
+		return fmt.Sprintf("the id %s is a number too large or too small to compare exactly (the rule refuses d × 10^e with |e| ≥ 10^18), and the message is not examined", show(raw))
 	}
-	return err.Error()
+	return fmt.Sprintf("the id %s is refused by the rule: %v, and the message is not examined", show(raw), err)
 }
 
 // notification handles a notification at pos: it is remembered for the
@@ -653,6 +673,21 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		}
 		s.usePart(here)
 	}
+	if y, ok := sd.get(key); ok && t.at(y).flags&(fAnswered|fCancelled) == fCancelled {
+		// The id of a request its sender cancelled, sent again. The sender
+		// has given up on the cancelled one ("The sender of the
+		// cancellation notification SHOULD ignore any response to the
+		// request that arrives afterward", MCP), so responses with the id
+		// go to the new request; but MCP forbids reusing an id ("MUST NOT
+		// have been previously used by the requestor within the same
+		// session"), and a late answer to the cancelled request would be
+		// taken for the new one's.
+		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
+		msg := fmt.Sprintf("%s id %s (%s) reuses the id of %s, which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's",
+			reqWord(server), show(raw), t.method(x), s.describe(y))
+		s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
+		s.retire(sd, key, y, true) // cancelled: nothing more is checked of it
+	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
@@ -772,15 +807,20 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
-	if id.Kind() == rpcid.KindNull && s.httpError && s.failedExchange && errRaw != nil {
-		// The body of a non-2xx HTTP response: the transport's refusal of
-		// the HTTP request, not the answer to a JSON-RPC request whose id
-		// was dropped. The requests and answers of the exchange are
-		// reported as refused (see exchangeEnd).
-		if s.refusal == "" {
-			s.refusal = describeError(errRaw).text
+	if s.httpError && s.failedExchange && errRaw != nil && toClient {
+		// The body of a non-2xx HTTP response: with a null id, or one
+		// that no request has, the transport's refusal of the HTTP
+		// request, not the answer to a JSON-RPC request whose id was
+		// dropped. The requests and answers of the exchange are reported
+		// as refused (see exchangeEnd).
+		if id.Kind() == rpcid.KindNull {
+			s.refuse(errRaw, "a null id")
+			return
 		}
-		return
+		if _, ok := sd.get(keyOf(id)); !ok {
+			s.refuse(errRaw, "the id "+show(raw)+", which no request has")
+			return
+		}
 	}
 	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
@@ -836,6 +876,15 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	s.answer(pos, sd, x, id, raw)
+}
+
+// refuse records the error errRaw of a non-2xx HTTP response as the
+// transport's refusal of the exchange (see session.refusal), idNote saying
+// what its id was.
+func (s *session) refuse(errRaw []byte, idNote string) {
+	if s.refusal == "" {
+		s.refusal = describeError(errRaw).text + ", with " + idNote
+	}
 }
 
 // deferResponse keeps a HAR response that matches no request yet.
@@ -1393,11 +1442,18 @@ func (s *session) nothingToCheck() {
 		what = s.encoding
 	case s.har && s.entries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
+	case s.har && s.entries == 0 && s.badEntries > 0:
+		// Every entry, for none was read.
+		what = "its 1 entry is not a HAR entry"
+		if s.badEntries > 1 {
+			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
+		}
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:
-		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries, "entry"))
-		if s.entries == 1 {
+		// Entries that are not HAR entries count: none of them was read.
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries+s.badEntries, "entry"))
+		if s.entries+s.badEntries == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
 		}
 		var parts []string
