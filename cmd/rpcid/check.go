@@ -622,13 +622,17 @@ func (s *session) line(lineNo int, line []byte) {
 		return
 	}
 	if s.nonBlank == 0 {
-		if len(s.held) < maxHeld && end-start <= maxHeldLen && isTailHeader(line[start:end]) {
-			// tail's header before the lines of a file (tail -f mcp*.log):
-			// the line after it says what the capture is.
+		kind, sent := logKind(line[start:end])
+		if len(s.held) < maxHeld && end-start <= maxHeldLen && kind == logNone && (isTailHeader(line[start:end]) || mayLeadLog(line[start:end])) {
+			// tail's header before the lines of a file (tail -f mcp*.log),
+			// or a line that no JSON Lines capture starts with, as a
+			// partial log may (tail -n, an excerpt starting with the
+			// server's standard error): the next line says what the
+			// capture is.
 			s.held = append(s.held, heldLine{lineNo, bytes.Clone(line[:end]), start})
 			return
 		}
-		s.log, s.logSent = logKind(line[start:end])
+		s.log, s.logSent = kind, sent
 		if len(s.held) == 0 && end == start+1 && (line[start] == '{' || line[start] == '[') {
 			s.loneBracket, s.firstByte = true, string(line[start])
 		}
@@ -645,12 +649,31 @@ type heldLine struct {
 	start int    // its first non-blank byte
 }
 
-// maxHeld and maxHeldLen bound the tail headers held before the first
-// other non-blank line of a capture: further ones are read as that line.
+// maxHeld and maxHeldLen bound the lines held before the line that says
+// what a capture is (see line): further ones are read as that line.
 const (
 	maxHeld    = 64
 	maxHeldLen = 4096
 )
+
+// mayLeadLog reports whether a line, not blank and no log's line (see
+// logKind), may start a part of a log without being a JSON Lines message:
+// it does not start with a direction marker or a JSON object or array of
+// objects, or it is an object without a "jsonrpc" member, such as a
+// server's JSON logger writes to standard error. A lone "{" or "[" (JSON
+// printed over several lines) is no such line.
+func mayLeadLog(b []byte) bool {
+	switch b[0] {
+	case '>', '<':
+		return false
+	case '{':
+		return len(b) > 1 && !bytes.Contains(b, []byte(`"jsonrpc"`))
+	case '[':
+		rest := bytes.TrimLeft(b[1:], " \t")
+		return len(rest) > 0 && rest[0] != '{' && rest[0] != ']'
+	}
+	return true
+}
 
 // isTailHeader reports whether a line is the header tail writes before the
 // lines of each file when given several ("==> mcp.log <==").

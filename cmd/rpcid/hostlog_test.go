@@ -402,6 +402,41 @@ checked 1 file: 2 messages (0 requests, 2 responses, 0 notifications); 2 log lin
 		}
 	}
 
+	// A partial log may start with lines no host writes with a timestamp
+	// (the server's standard error, JSON from its logger or not, a stack
+	// trace): the first line that is a log's says what the capture is, and
+	// those before it are lines without a message.
+	stderr := "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)\n" +
+		`{"level":"debug","msg":"Message from client: {\"id\":0}"}` + "\n[INFO] listening on stdio\n"
+	for _, c := range []struct{ name, log, want string }{
+		{"Claude Desktop", stderr + restart("Server transport closed"), `<stdin>:5: error: request 0 (initialize) was never answered
+<stdin>:6: error: request 1 (tools/call) was never answered
+checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 6 log lines without a message not examined; 2 errors, 0 warnings
+`},
+		{"VS Code", stderr + vscodeLine(1, "debug", `[editor -> server] {"jsonrpc":"2.0","id":1,"method":"initialize"}`) +
+			vscodeLine(2, "debug", `[server -> editor] {"jsonrpc":"2.0","id":"1","result":{}}`),
+			`<stdin>:5: warning: response id "1" matches request 1 (line 4, initialize) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 3 log lines without a message not examined; 0 errors, 1 warning
+`},
+		{"go-sdk", "read error: EOF\n" + `write: {"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" + `read: {"jsonrpc":"2.0","id":"1","result":{}}` + "\n",
+			`<stdin>:3: warning: response id "1" matches request 1 (line 2, initialize) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 1 log line without a message not examined; 0 errors, 1 warning
+`},
+		// A JSON Lines capture is read as before: a line that can be a
+		// message decides at once.
+		{"JSON Lines", "not json\n" + `{"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + l(1, "fs", init0),
+			`<stdin>:1: error: not JSON at column 2: invalid literal
+<stdin>:3: error: not JSON at column 5: invalid character after top-level value ('-')
+<stdin>:2: error: request 1 (a) was never answered
+checked 1 file: 1 message (1 request, 0 responses, 0 notifications); 3 errors, 0 warnings
+`},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(c.log), "check", "-")
+		if diff := cmp.Diff(c.want, out); diff != "" {
+			t.Errorf("%s after lines without a timestamp (-want +got):\n%s", c.name, diff)
+		}
+	}
+
 	// tail -n 20 -F ~/Library/Logs/Claude/mcp*.log: each file starts
 	// within a run, after its header, and mcp.log repeats the per-server
 	// log's lines; each file's run is reported when it restarts.

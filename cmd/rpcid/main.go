@@ -30,7 +30,13 @@
 // decompressed (positions then count in the text it holds) and a UTF-8
 // byte order mark is skipped; a UTF-16 or UTF-32 file with a byte order
 // mark (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
-// finding that says so and how to convert it:
+// finding that says so and how to convert it. The logs below are told by
+// their first line after the headers tail writes before each file's lines
+// ("==> FILE <==") and lines that no JSON Lines capture starts with (no
+// direction marker, object with a "jsonrpc" member, array of objects, or
+// lone "{" or "[": a server's standard error, which a partial log such as
+// tail -n output may start with), up to 64 such lines, which are then
+// lines without a message:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -107,9 +113,8 @@
 //     hold gigabytes of one line) is reported and skipped without being
 //     held.
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
-//     files and mcp.log: a capture whose first non-blank line (after the
-//     headers tail writes before each file's lines, "==> FILE <==", which are
-//     then lines without a message) starts with an RFC 3339 timestamp and two
+//     files and mcp.log: a capture whose first line (see above) starts
+//     with an RFC 3339 timestamp and two
 //     bracketed fields, the level and the server's name in either order
 //     ("2025-10-03T07:51:43.656Z [NAME] [info] ...", "2025-07-30T21:16:29.756Z
 //     [info] [NAME] ..."). A timestamped line holding "Message from client: "
@@ -148,7 +153,7 @@
 //     starts nor ends a run, whatever its text.
 //   - VS Code's output log of an MCP server (its "MCP: NAME" channel in the
 //     Output view, copied or saved to a file): a capture whose
-//     first non-blank line (after tail headers) starts with a local time
+//     first line (see above) starts with a local time
 //     to the millisecond and a level in brackets ("2026-07-24 02:03:14.089
 //     [debug] ...", levels trace, debug, info, warning, error). A
 //     timestamped line whose text starts with "[editor -> server] " or
@@ -176,7 +181,7 @@
 //     timestamps and levels: it is read as this format, and without
 //     message lines it is a nothing-to-check finding that says so.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
-//     non-blank line is "write: " or "read: " and a JSON object or array.
+//     line (see above) is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the
 //     client when the first line writes an initialize request and the
 //     server when it reads one (otherwise messages are taken as unmarked

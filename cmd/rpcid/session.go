@@ -1424,7 +1424,6 @@ func (s *session) logRun(pos position, once bool) {
 		s.reportOpen([]*part{s.p})
 		s.t = newTable(s.t.ring)
 		s.initialized = false
-		r.overlap = ""
 	case r.overlap == "" && r.at == 0:
 		r.overlap = fmt.Sprintf("the log shows a run of the server starting at %s while the run the log starts in had not ended, and does not say which run each message belongs to", pos)
 	case r.overlap == "":
