@@ -510,6 +510,13 @@ checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 errors,
 			`<stdin>: error: nothing to check: it is a log in VS Code's format (timestamped lines, as VS Code's MCP server output and Cursor's MCP log write them), and none of its 3 non-blank lines holds a message ("[editor -> server]" or "[server -> editor]", which VS Code writes at log level debug, info for a server in dev mode)
 checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 log lines without a message not examined; 1 error, 0 warnings
 `},
+		// Cursor's MCP log has VS Code's timestamps and levels, and no
+		// message lines (as published in GLips/Figma-Context-MCP#77).
+		{"Cursor", v(1, "info", "figma: Handling CreateClient action") + v(1, "info", "figma: Starting new stdio process with command: npx -y figma-mcp") +
+			v(2, "error", "figma: Error in MCP: Client closed"),
+			`<stdin>: error: nothing to check: it is a log in VS Code's format (timestamped lines, as VS Code's MCP server output and Cursor's MCP log write them), and none of its 3 non-blank lines holds a message ("[editor -> server]" or "[server -> editor]", which VS Code writes at log level debug, info for a server in dev mode)
+checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 log lines without a message not examined; 1 error, 0 warnings
+`},
 		// tail -f of two servers' logs: each file is a session.
 		{"tail headers", "==> a.log <==\n" + v(1, "debug", init1) + "\n==> b.log <==\n" + v(1, "debug", init1) + v(2, "debug", answer1) +
 			"\n==> a.log <==\n" + v(2, "debug", answer1),
