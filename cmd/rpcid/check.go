@@ -1012,7 +1012,7 @@ var vscodeStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \[(tr
 // "[editor -> server] " and "[server -> editor] ", each followed by the
 // message as JavaScript's JSON.stringify writes what VS Code sent or read
 // (microsoft/vscode, mcpServerRequestHandler.ts; rsclarke/mcp-taskfile-server#134),
-// and, in VS Code's first MCP support (March 2025), "[Client Says] " and
+// and, in VS Code's early MCP support (March 2025), "[Client Says] " and
 // "[Server Says] ", followed by the text sent and the line the server
 // wrote (microsoft/vscode#244377).
 var vscodeMarkers = []struct {

@@ -152,13 +152,13 @@
 //     starts in, a run like the others. A line holding a message neither
 //     starts nor ends a run, whatever its text.
 //   - VS Code's output log of an MCP server (its "MCP: NAME" channel in the
-//     Output view, copied or saved to a file): a capture whose
-//     first line (see above) starts with a local time
-//     to the millisecond and a level in brackets ("2026-07-24 02:03:14.089
-//     [debug] ...", levels trace, debug, info, warning, error). A
-//     timestamped line whose text starts with "[editor -> server] " or
-//     "[server -> editor] " (in VS Code's first MCP release, of March 2025,
-//     "[Client Says] " or "[Server Says] ") gives the message after it, to
+//     Output view, copied or saved to a file): a capture whose first line
+//     (see above) starts with a local time to the millisecond and a level
+//     in brackets ("2026-07-24 02:03:14.089 [debug] ...", levels trace,
+//     debug, info, warning, error). A timestamped line whose text starts
+//     with "[editor -> server] " or "[server -> editor] " (in VS Code's
+//     early MCP support, of March 2025, "[Client Says] " or
+//     "[Server Says] ") gives the message after it, to
 //     the end of the line, sent by the client (VS Code) or the server;
 //     other lines (VS Code's own, the server's standard error as "[server
 //     stderr] ...", the lines of a stack trace) hold no message and are
