@@ -189,7 +189,12 @@ func appendQuoted(b []byte, s string) []byte {
 //     convert them first);
 //   - a float64 or float32 that is an integer within int64 gives KindInt;
 //     another finite one gives KindNumber spelled in the shortest decimal
-//     that reads back as the same float (strconv 'g', -1);
+//     that reads back as the same float (strconv 'g', -1): the value a
+//     peer holding the float sends, as encoding/json and JavaScript write
+//     it, not the float's exact binary value (float64(1<<63) gives
+//     9.223372036854776e+18, not 9223372036854775808). An id decoded into a
+//     float has lost its spelling already; decode with
+//     json.Decoder.UseNumber, or into json.RawMessage, to keep it;
 //   - an ID is returned as it is.
 //
 // The error, an *Error with Func "FromAny", wraps ErrRange for a NaN or

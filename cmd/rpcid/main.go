@@ -392,7 +392,10 @@
 // HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
 // address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
-// rebinding). It prints one line to standard error when listening:
+// rebinding). Headers pass unchanged (the client's Authorization too), so a
+// gateway's OAuth sign-in (RFC 9728 metadata naming the gateway's URL, not
+// the proxy's) fails the client's check of the resource; a client given a
+// token directly works. It prints one line to standard error when listening:
 //
 //	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
 //
