@@ -75,11 +75,14 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //     first data line until the blank line that ends it (never more than
 //     MaxMessageSize bytes; a longer event passes through unchanged) and then
 //     passed on. The data of an event whose type is empty or "message" (the
-//     lines joined with LF, as the SSE standard says) is examined like a JSON
-//     body; an id on any of its lines is restored in place. Comments, other
-//     fields, other event types and data that is not JSON-RPC pass unchanged.
-//     LF, CR and CRLF line endings and a leading byte order mark are
-//     understood.
+//     lines joined with LF, as the SSE standard says; the type compared
+//     without spaces around it, as go-sdk and mcp-go compare it) is examined
+//     like a JSON body; an id on any of its lines is restored in place. So is
+//     an event the stream ends in without the blank line that ends it (and
+//     its last line without a line end): the SSE standard discards it, but
+//     go-sdk and mcp-go deliver it. Comments, other fields, other event
+//     types and data that is not JSON-RPC pass unchanged. LF, CR and CRLF
+//     line endings and a leading byte order mark are understood.
 //   - anything else, including bodies with a Content-Encoding other than
 //     identity, passes unexamined. http.Transport removes the gzip encoding it
 //     asked for itself (Response.Uncompressed), so such bodies are examined;
