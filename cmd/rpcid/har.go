@@ -907,12 +907,14 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 	if hasData && (len(typ) == 0 || string(typ) == "message") && len(bytes.TrimSpace(data)) > 0 && s.cut == "" {
 		// "If the file ends in the middle of an event, before the final
 		// empty line, the incomplete event is not dispatched" (WHATWG
-		// HTML, section 9.2.6). Whether the stream ended there or the
-		// capture was written while it was open (or a tool trimmed the
-		// text), the bytes do not tell: the event is read as a message,
-		// with a warning. (A body cut short says so already; see body.)
+		// HTML, section 9.2.6), as browsers and the TypeScript SDK do (its
+		// eventsource-parser stream has no flush); go-sdk and mcp-go
+		// deliver it. Whether the stream ended there or the capture was
+		// written while it was open (or a tool trimmed the text), the bytes
+		// do not tell: the event is read as a message, with a warning. (A
+		// body cut short says so already; see body.)
 		s.event = event + 1
-		s.report(pos, levelWarning, kindUnendedEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event, and a client reads an event only once that line comes (WHATWG HTML, section 9.2.6): if the stream ended here, clients discarded this message", loc, event+1), s.where())
+		s.report(pos, levelWarning, kindUnendedEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it", loc, event+1), s.where())
 		s.event = 0
 	}
 	dispatch()

@@ -130,7 +130,7 @@ func TestUnendedEvent(t *testing.T) {
 	for _, end := range []string{"", "\n", "\r", "\r\n"} {
 		har := harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream", ": hi\n\nevent: message\n" + answer + end})
 		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
-		want := "<stdin>:entry 1: warning: response body: event 1: the body ends before the blank line that ends this event, and a client reads an event only once that line comes (WHATWG HTML, section 9.2.6): if the stream ended here, clients discarded this message\n" +
+		want := "<stdin>:entry 1: warning: response body: event 1: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it\n" +
 			"checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning\n"
 		if out != want {
 			t.Errorf("body ending %q: check says\n%s\nwant\n%s", end, out, want)

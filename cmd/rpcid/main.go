@@ -280,10 +280,11 @@
 //     encoding/json and exact readers read differently, or whose id the rule
 //     refuses (a number beyond ErrRange's bound); checking goes on.
 //   - unended-event (warning): a HAR event-stream body that ends in an event
-//     without the blank line that ends it: clients read an event only once
-//     that line comes (WHATWG HTML 9.2.6), so if the stream ended there its
-//     message was never delivered. The capture cannot tell whether the
-//     stream had ended, so the event is read as a message too.
+//     without the blank line that ends it: if the stream ended there, clients
+//     that follow the SSE standard (WHATWG HTML 9.2.6: browsers, the
+//     TypeScript SDK) discard the event, and go-sdk and mcp-go deliver it.
+//     The capture cannot tell whether the stream had ended, so the event is
+//     read as a message too.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //
