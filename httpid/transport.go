@@ -41,7 +41,9 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Requests. The body of a POST whose Content-Type is application/json, a
 // +json type or absent, and that has no Content-Encoding, is read (at most
-// MaxMessageSize bytes) and sent on byte for byte; the id of each JSON-RPC 2.0
+// MaxMessageSize bytes; RoundTrip waits for its end, so a full-duplex
+// request, whose body is written while its response is read, must not use a
+// Transport) and sent on byte for byte; the id of each JSON-RPC 2.0
 // request in it (an object with "jsonrpc":"2.0" and a "method" member, or
 // each such element of a batch array) is remembered. Notifications (no
 // "id"), null ids and ids that are not valid (see rpcid.Parse) are not
@@ -134,7 +136,9 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // keeps its buffer for itself.
 //
 // A Transport is safe for concurrent use by multiple goroutines, and shares
-// one table of ids among all of its requests. Its zero value is ready to use.
+// one table of ids among all of its requests, whatever their host: give each
+// JSON-RPC server a client talks to a Transport of its own, or a response of
+// one can answer an Equal id pending at another. Its zero value is ready to use.
 // It must not be copied after first use. Set its fields before first use.
 type Transport struct {
 	// Base carries the requests. If nil, http.DefaultTransport is used.
