@@ -179,7 +179,10 @@ func appendQuoted(b []byte, s string) []byte {
 // FromAny converts an id held in a Go value, as encoding/json and SDKs hand
 // ids over, to an ID:
 //   - nil is KindNull;
-//   - a string is String(s);
+//   - a string is String(s) if it is valid UTF-8 (encoding/json decodes
+//     strings so); one that is not is refused with ErrInvalidUTF8, as Parse
+//     refuses it (String would replace its invalid bytes with U+FFFD, and
+//     so make ids Equal that are not);
 //   - a json.Number or json.RawMessage is parsed as Parse does; a json.Number
 //     must hold exactly a JSON number, without whitespace;
 //   - int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64 and
@@ -208,6 +211,19 @@ func FromAny(v any) (ID, error) {
 	case ID:
 		return x, nil
 	case string:
+		if !utf8.ValidString(x) {
+			// String would replace the bytes with U+FFFD, so that "\xff"
+			// and "\xfe" would be Equal: refused, as Parse refuses them.
+			i := 0
+			for i < len(x) {
+				r, size := utf8.DecodeRuneInString(x[i:])
+				if r == utf8.RuneError && size == 1 {
+					break
+				}
+				i += size
+			}
+			return ID{}, newError("FromAny", x, i, ErrInvalidUTF8, "invalid UTF-8 byte 0x"+strconv.FormatUint(uint64(x[i]), 16)+" in string")
+		}
 		return String(x), nil
 	case json.Number:
 		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {
