@@ -184,7 +184,8 @@ func (t *Transport) ids() *restore.Table {
 // (wrapping ErrTooManyPending). It returns Base's error as it is. In every
 // case the request body is closed, as http.RoundTripper requires. RoundTrip
 // does not modify req; it sends a shallow copy with a new body when it has
-// read the body.
+// read the body, and sets the response's Request to req if Base set it to
+// the copy.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
 	if base == nil {
@@ -192,6 +193,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var ex *restore.Exchange
 	var c *requestCopy
+	orig := req
 	if examineRequest(req) {
 		var body []byte
 		var err error
@@ -213,6 +215,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.wrap(req, resp, ex, c)
+	if c != nil && resp.Request == &c.Request {
+		// The caller's request, as without httpid: the copy is this
+		// package's own.
+		resp.Request = orig
+	}
 	return resp, nil
 }
 
