@@ -65,7 +65,8 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //     object or array at the top level is held from its first byte until its
 //     closing bracket arrives (never more than MaxMessageSize bytes; a longer
 //     one passes through unchanged), then restored like a whole body and
-//     passed on; bytes between them pass at once.
+//     passed on; bytes between them (strings, brackets and all, included)
+//     pass at once.
 //   - newline-delimited JSON (application/x-ndjson, application/ndjson,
 //     application/jsonl, application/jsonlines, application/x-jsonlines,
 //     application/stream+json, and RFC 7464 application/json-seq or a
