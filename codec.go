@@ -179,7 +179,10 @@ func appendQuoted(b []byte, s string) []byte {
 // FromAny converts an id held in a Go value, as encoding/json and SDKs hand
 // ids over, to an ID:
 //   - nil is KindNull;
-//   - a string is String(s);
+//   - a string is String(s) if it is valid UTF-8 (encoding/json decodes
+//     strings so); one that is not is refused with ErrInvalidUTF8, as Parse
+//     refuses it (String would replace its invalid bytes with U+FFFD, and
+//     so make ids Equal that are not);
 //   - a json.Number or json.RawMessage is parsed as Parse does; a json.Number
 //     must hold exactly a JSON number, without whitespace;
 //   - int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64 and
@@ -189,7 +192,12 @@ func appendQuoted(b []byte, s string) []byte {
 //     convert them first);
 //   - a float64 or float32 that is an integer within int64 gives KindInt;
 //     another finite one gives KindNumber spelled in the shortest decimal
-//     that reads back as the same float (strconv 'g', -1);
+//     that reads back as the same float (strconv 'g', -1): the value a
+//     peer holding the float sends, as encoding/json and JavaScript write
+//     it, not the float's exact binary value (float64(1<<63) gives
+//     9.223372036854776e+18, not 9223372036854775808). An id decoded into a
+//     float has lost its spelling already; decode with
+//     json.Decoder.UseNumber, or into json.RawMessage, to keep it;
 //   - an ID is returned as it is.
 //
 // The error, an *Error with Func "FromAny", wraps ErrRange for a NaN or
@@ -203,6 +211,19 @@ func FromAny(v any) (ID, error) {
 	case ID:
 		return x, nil
 	case string:
+		if !utf8.ValidString(x) {
+			// String would replace the bytes with U+FFFD, so that "\xff"
+			// and "\xfe" would be Equal: refused, as Parse refuses them.
+			i := 0
+			for i < len(x) {
+				r, size := utf8.DecodeRuneInString(x[i:])
+				if r == utf8.RuneError && size == 1 {
+					break
+				}
+				i += size
+			}
+			return ID{}, newError("FromAny", x, i, ErrInvalidUTF8, "invalid UTF-8 byte 0x"+strconv.FormatUint(uint64(x[i]), 16)+" in string")
+		}
 		return String(x), nil
 	case json.Number:
 		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {

@@ -551,6 +551,10 @@ func TestFromAny(t *testing.T) {
 		{json.Number(" 1"), rpcid.ErrSyntax},
 		{json.Number("1\n"), rpcid.ErrSyntax},
 		{json.RawMessage(`{}`), rpcid.ErrType},
+		// String would make these U+FFFD, Equal to each other.
+		{"\xff", rpcid.ErrInvalidUTF8},
+		{"a\xfe", rpcid.ErrInvalidUTF8},
+		{"\xed\xa0\x80", rpcid.ErrInvalidUTF8}, // a surrogate's encoding
 	}
 	for _, tt := range bad {
 		id, err := rpcid.FromAny(tt.in)

@@ -68,6 +68,21 @@ func (b *eventBody) Close() error {
 // End passes on an event left incomplete when the stream ended (clients
 // discard it: only a blank line dispatches an event) and ends the exchange.
 func (b *eventBody) End() {
+	if !b.skipping {
+		// The last line, if the stream ends without its line end, and the
+		// event the stream ends in, if no blank line ended it: the SSE
+		// standard discards such an event, but go-sdk and mcp-go read the
+		// last line and deliver the event (openai-node did not, until
+		// gateways that close the stream right after the last data line
+		// made it: openai/openai-node#2725), so its ids are restored too.
+		// A client that discards it reads no id.
+		if len(b.line) > 0 {
+			b.endLine(b.line, nil)
+		}
+		if b.holding {
+			b.dispatch()
+		}
+	}
 	b.Out = append(b.Out, b.held...)
 	b.Out = append(b.Out, b.line...)
 	b.reset()
@@ -232,7 +247,10 @@ func (b *eventBody) reset() {
 // restoreEvent appends the held event to dst with its ids restored.
 func (b *eventBody) restoreEvent(dst []byte) []byte {
 	held := b.held
-	if len(b.event) > 0 && string(b.event) != "message" || b.t.ids().Idle() {
+	// The type as go-sdk and mcp-go compare it, without surrounding
+	// spaces: "message " is a message to them (not to the SSE standard, by
+	// which clients that ignore the event read no id to restore).
+	if typ := bytes.TrimSpace(b.event); len(typ) > 0 && string(typ) != "message" || b.t.ids().Idle() {
 		return append(dst, held...)
 	}
 	dst = slices.Grow(dst, len(held)+8) // one allocation, with room for an id restored longer

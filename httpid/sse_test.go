@@ -107,9 +107,10 @@ func TestEventBodySplitReads(t *testing.T) {
 			"data: {\ndata: \"result\"\ndata: :\ndata: [1,\ndata: 2],\ndata: \"id\"\ndata: :\ndata: 3,\ndata: \"jsonrpc\":\"2.0\"}\n\n",
 		},
 		{
+			// go-sdk and mcp-go deliver the event a stream ends in.
 			"no terminator at the end",
 			"data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}",
-			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"2\",\"result\":2}",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":2}",
 		},
 	}
 	for _, tt := range tests {

@@ -13,7 +13,8 @@ import (
 // on as they arrive, holding back only a top-level object or array from its
 // first byte until its closing bracket, and then passes that on with its
 // response ids restored. Bytes outside objects and arrays (whitespace
-// between texts, scalars, anything that is not JSON) pass at once. An object
+// between texts, scalars, strings and the brackets in them, anything that is
+// not JSON) pass at once. An object
 // or array longer than max passes through unchanged as it arrives.
 //
 // Brackets are matched by counting, outside strings; whether the held text
@@ -29,6 +30,7 @@ type streamBody struct {
 
 	held     []byte // the current object or array from its first byte
 	in       bool   // within a top-level object or array
+	topStr   bool   // within a top-level string (its brackets start nothing)
 	skipping bool   // the current one outgrew max: pass it on as it arrives
 	depth    int    // brackets open
 	str, esc bool   // within a string; after its reverse solidus
@@ -59,13 +61,27 @@ func (b *streamBody) Close() error {
 // Feed processes bytes read from the body.
 func (b *streamBody) Feed(p []byte) {
 	for len(p) > 0 {
+		if b.topStr {
+			// A string between texts passes at once, to its end.
+			n, done := b.stringEnd(p)
+			b.Out = append(b.Out, p[:n]...)
+			p = p[n:]
+			b.topStr = !done
+			continue
+		}
 		if !b.in {
-			i := bytes.IndexAny(p, "{[")
+			i := bytes.IndexAny(p, "{[\"")
 			if i < 0 {
 				b.Out = append(b.Out, p...)
 				return
 			}
-			b.Out = append(b.Out, p[:i]...)
+			b.Out = append(b.Out, p[:i+1]...)
+			if p[i] == '"' {
+				b.topStr, b.esc = true, false
+				p = p[i+1:]
+				continue
+			}
+			b.Out = b.Out[:len(b.Out)-1] // the bracket starts the held text
 			p = p[i:]
 			b.in, b.depth, b.str, b.esc = true, 0, false, false
 		}
@@ -106,22 +122,12 @@ func (b *streamBody) Feed(p []byte) {
 func (b *streamBody) scan(p []byte) (n int, done bool) {
 	for i := 0; i < len(p); i++ {
 		if b.str {
-			if b.esc {
-				b.esc = false // the escaped byte
-				continue
-			}
-			// The string ends at the next quotation mark that is not
-			// escaped: one after an even run of reverse solidi. The run
-			// counts from i, where no escape is pending.
-			j := bytes.IndexByte(p[i:], '"')
-			if j < 0 {
-				b.esc = backslashes(p[i:])%2 == 1 // the next chunk's first byte is escaped
+			n, done := b.stringEnd(p[i:])
+			if !done {
 				return len(p), false
 			}
-			if backslashes(p[i:i+j])%2 == 0 {
-				b.str = false
-			}
-			i += j // the quotation mark
+			b.str = false
+			i += n - 1 // the quotation mark
 			continue
 		}
 		switch p[i] {
@@ -134,6 +140,31 @@ func (b *streamBody) scan(p []byte) (n int, done bool) {
 				return i + 1, true
 			}
 		}
+	}
+	return len(p), false
+}
+
+// stringEnd returns the length of p up to and including the quotation mark
+// that ends the string p is in, and whether that mark is in p; b.esc says
+// whether p's first byte is escaped, and is set for the next chunk's. The
+// string ends at the first quotation mark that is not escaped: one after an
+// even run of reverse solidi, counted from where no escape is pending.
+func (b *streamBody) stringEnd(p []byte) (int, bool) {
+	i := 0
+	if b.esc && len(p) > 0 {
+		b.esc = false // the escaped byte
+		i = 1
+	}
+	for i < len(p) {
+		j := bytes.IndexByte(p[i:], '"')
+		if j < 0 {
+			b.esc = backslashes(p[i:])%2 == 1 // the next chunk's first byte is escaped
+			return len(p), false
+		}
+		if backslashes(p[i:i+j])%2 == 0 {
+			return i + j + 1, true
+		}
+		i += j + 1
 	}
 	return len(p), false
 }

@@ -65,6 +65,8 @@ func TestStreamBody(t *testing.T) {
 			`{` + v2 + `"id":"1","result":"` + long + `"}{` + v2 + `"id":2,"result":2}`},
 		{"unfinished at the end", `{` + v2 + `"id":"2","result":2} {` + v2 + `"id":"1","result":`,
 			`{` + v2 + `"id":2,"result":2} {` + v2 + `"id":"1","result":`},
+		{"brackets in a string between texts", `"a[" {` + v2 + `"id":"1","result":1} "\"{\\" [{` + v2 + `"id":"2","result":2}]`,
+			`"a[" {` + v2 + `"id":1,"result":1} "\"{\\" [{` + v2 + `"id":2,"result":2}]`},
 		{"empty", ``, ``},
 	}
 	for _, tt := range tests {

@@ -41,7 +41,9 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Requests. The body of a POST whose Content-Type is application/json, a
 // +json type or absent, and that has no Content-Encoding, is read (at most
-// MaxMessageSize bytes) and sent on byte for byte; the id of each JSON-RPC 2.0
+// MaxMessageSize bytes; RoundTrip waits for its end, so a full-duplex
+// request, whose body is written while its response is read, must not use a
+// Transport) and sent on byte for byte; the id of each JSON-RPC 2.0
 // request in it (an object with "jsonrpc":"2.0" and a "method" member, or
 // each such element of a batch array) is remembered. Notifications (no
 // "id"), null ids and ids that are not valid (see rpcid.Parse) are not
@@ -63,7 +65,8 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //     object or array at the top level is held from its first byte until its
 //     closing bracket arrives (never more than MaxMessageSize bytes; a longer
 //     one passes through unchanged), then restored like a whole body and
-//     passed on; bytes between them pass at once.
+//     passed on; bytes between them (strings, brackets and all, included)
+//     pass at once.
 //   - newline-delimited JSON (application/x-ndjson, application/ndjson,
 //     application/jsonl, application/jsonlines, application/x-jsonlines,
 //     application/stream+json, and RFC 7464 application/json-seq or a
@@ -75,11 +78,14 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //     first data line until the blank line that ends it (never more than
 //     MaxMessageSize bytes; a longer event passes through unchanged) and then
 //     passed on. The data of an event whose type is empty or "message" (the
-//     lines joined with LF, as the SSE standard says) is examined like a JSON
-//     body; an id on any of its lines is restored in place. Comments, other
-//     fields, other event types and data that is not JSON-RPC pass unchanged.
-//     LF, CR and CRLF line endings and a leading byte order mark are
-//     understood.
+//     lines joined with LF, as the SSE standard says; the type compared
+//     without spaces around it, as go-sdk and mcp-go compare it) is examined
+//     like a JSON body; an id on any of its lines is restored in place. So is
+//     an event the stream ends in without the blank line that ends it (and
+//     its last line without a line end): the SSE standard discards it, but
+//     go-sdk and mcp-go deliver it. Comments, other fields, other event
+//     types and data that is not JSON-RPC pass unchanged. LF, CR and CRLF
+//     line endings and a leading byte order mark are understood.
 //   - anything else, including bodies with a Content-Encoding other than
 //     identity, passes unexamined. http.Transport removes the gzip encoding it
 //     asked for itself (Response.Uncompressed), so such bodies are examined;
@@ -131,7 +137,9 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // keeps its buffer for itself.
 //
 // A Transport is safe for concurrent use by multiple goroutines, and shares
-// one table of ids among all of its requests. Its zero value is ready to use.
+// one table of ids among all of its requests, whatever their host: give each
+// JSON-RPC server a client talks to a Transport of its own, or a response of
+// one can answer an Equal id pending at another. Its zero value is ready to use.
 // It must not be copied after first use. Set its fields before first use.
 type Transport struct {
 	// Base carries the requests. If nil, http.DefaultTransport is used.
@@ -177,7 +185,8 @@ func (t *Transport) ids() *restore.Table {
 // (wrapping ErrTooManyPending). It returns Base's error as it is. In every
 // case the request body is closed, as http.RoundTripper requires. RoundTrip
 // does not modify req; it sends a shallow copy with a new body when it has
-// read the body.
+// read the body, and sets the response's Request to req if Base set it to
+// the copy.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
 	if base == nil {
@@ -185,6 +194,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	var ex *restore.Exchange
 	var c *requestCopy
+	orig := req
 	if examineRequest(req) {
 		var body []byte
 		var err error
@@ -206,6 +216,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	t.wrap(req, resp, ex, c)
+	if c != nil && resp.Request == &c.Request {
+		// The caller's request, as without httpid: the copy is this
+		// package's own.
+		resp.Request = orig
+	}
 	return resp, nil
 }
 

@@ -1,7 +1,9 @@
 package httpid
 
 import (
+	"io"
 	"mime"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -95,5 +97,31 @@ func TestParseMediaTypeMime(t *testing.T) {
 func TestDefaultMaxPending(t *testing.T) {
 	if DefaultMaxPending != restore.DefaultMaxPending {
 		t.Errorf("DefaultMaxPending = %d, restore.DefaultMaxPending = %d", DefaultMaxPending, restore.DefaultMaxPending)
+	}
+}
+
+// TestResponseRequest checks that a response's Request is the caller's
+// request, as without httpid, and not the copy RoundTrip sent with the body
+// it read.
+func TestResponseRequest(t *testing.T) {
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body := `{"jsonrpc":"2.0","id":"1","result":{}}`
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: r}, nil
+	})
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, ""} {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		resp, err := (&Transport{Base: base}).RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.Request != req {
+			t.Errorf("body %q: resp.Request is %p, want the caller's request %p", body, resp.Request, req)
+		}
+		if body != "" && !strings.Contains(string(got), `"id":1`) {
+			t.Errorf("id not restored: %s", got)
+		}
 	}
 }

@@ -568,9 +568,30 @@ func TestTransportSSE(t *testing.T) {
 			wantLeft: 2,
 		},
 		{
+			// The SSE standard discards an event the stream ends in, but
+			// go-sdk and mcp-go deliver it: restored.
 			name:     "incomplete last event",
 			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n",
-			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n",
+			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n",
+			wantLeft: 1,
+		},
+		{
+			name:     "incomplete last line",
+			stream:   "data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}",
+			want:     "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}",
+			wantLeft: 1,
+		},
+		{
+			// go-sdk and mcp-go compare the type without spaces around it.
+			name:     "type with spaces",
+			stream:   "event:  message \ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
+			want:     "event:  message \ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\n",
+			wantLeft: 1,
+		},
+		{
+			name:     "other type",
+			stream:   "event: messages\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
+			want:     "event: messages\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n",
 			wantLeft: 2,
 		},
 		{

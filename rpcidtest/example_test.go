@@ -75,3 +75,28 @@ func ExampleVectors() {
 	// decode int-hundred-e-minus-two: clause 2: 100e-2 is the integer 1
 	// pair zero-vs-empty: clause 5: "" names no number (JavaScript Number("") is 0)
 }
+
+// An SDK whose matcher is strict on purpose (it compares type and value,
+// as JSON-RPC 2.0's "MUST be the same as the value of the id member"
+// allows) can check only that it never delivers a response to the wrong
+// request: the disagreements where it matches what the rule does not. Its
+// misses (1 sent, "1" received) are then its policy, not a failure.
+func ExampleDisagreements_wrongMatchesOnly() {
+	strict := func(sent, received []byte) bool {
+		var s, r any
+		if json.Unmarshal(sent, &s) != nil || json.Unmarshal(received, &r) != nil {
+			return false
+		}
+		return s == r // float64 for numbers: 9007199254740993 equals 9007199254740992
+	}
+	shown := 0
+	for _, d := range rpcidtest.Disagreements(strict) {
+		if d.Got && !d.Want && strings.HasPrefix(d.Vector, "pair/") && shown < 2 {
+			fmt.Println(d)
+			shown++
+		}
+	}
+	// Output:
+	// pair/int-2p53-plus-1-vs-2p53: match(sent `9007199254740993`, received `9007199254740992`) = true, want false: clause 2: exact, never through float64 (which makes both 2^53)
+	// pair/int-2p53-plus-1-vs-2p53 (reversed): match(sent `9007199254740992`, received `9007199254740993`) = true, want false: clause 2: exact, never through float64 (which makes both 2^53)
+}

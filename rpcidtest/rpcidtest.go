@@ -20,6 +20,13 @@
 // same function from go test -fuzz with generated id pairs and fails on any
 // disagreement with rpcid.Equal.
 //
+// A matcher that is strict on purpose (comparing type and value, which
+// JSON-RPC 2.0 allows) misses what the rule matches, and CheckMatcher reports
+// each miss. To check only that it never delivers a response to the wrong
+// request, test the Disagreements whose Got is true and Want false (see the
+// example). Added vectors are a minor version of the vectors (see Version):
+// a new rpcid release may report disagreements that an older one did not.
+//
 // The package depends only on the standard library and rpcid.
 package rpcidtest
 

@@ -119,13 +119,14 @@ const (
 	kindNullRequest     = "null-request-id"
 	kindNullResponse    = "null-id-response"
 	kindInvalid         = "invalid-message"
+	kindUnendedEvent    = "unended-event"
 	kindAnsweredTwice   = "answered-twice"
 	kindNothing         = "nothing-to-check"
 )
 
 // kinds lists every finding kind, for the usage text and its tests.
 var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAnsweredTwice, kindUnanswered,
-	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindNothing}
+	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindUnendedEvent, kindNothing}
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {
@@ -621,13 +622,17 @@ func (s *session) line(lineNo int, line []byte) {
 		return
 	}
 	if s.nonBlank == 0 {
-		if len(s.held) < maxHeld && end-start <= maxHeldLen && isTailHeader(line[start:end]) {
-			// tail's header before the lines of a file (tail -f mcp*.log):
-			// the line after it says what the capture is.
+		kind, sent := logKind(line[start:end])
+		if len(s.held) < maxHeld && end-start <= maxHeldLen && kind == logNone && (isTailHeader(line[start:end]) || mayLeadLog(line[start:end])) {
+			// tail's header before the lines of a file (tail -f mcp*.log),
+			// or a line that no JSON Lines capture starts with, as a
+			// partial log may (tail -n, an excerpt starting with the
+			// server's standard error): the next line says what the
+			// capture is.
 			s.held = append(s.held, heldLine{lineNo, bytes.Clone(line[:end]), start})
 			return
 		}
-		s.log, s.logSent = logKind(line[start:end])
+		s.log, s.logSent = kind, sent
 		if len(s.held) == 0 && end == start+1 && (line[start] == '{' || line[start] == '[') {
 			s.loneBracket, s.firstByte = true, string(line[start])
 		}
@@ -644,12 +649,31 @@ type heldLine struct {
 	start int    // its first non-blank byte
 }
 
-// maxHeld and maxHeldLen bound the tail headers held before the first
-// other non-blank line of a capture: further ones are read as that line.
+// maxHeld and maxHeldLen bound the lines held before the line that says
+// what a capture is (see line): further ones are read as that line.
 const (
 	maxHeld    = 64
 	maxHeldLen = 4096
 )
+
+// mayLeadLog reports whether a line, not blank and no log's line (see
+// logKind), may start a part of a log without being a JSON Lines message:
+// it does not start with a direction marker or a JSON object or array of
+// objects, or it is an object without a "jsonrpc" member, such as a
+// server's JSON logger writes to standard error. A lone "{" or "[" (JSON
+// printed over several lines) is no such line.
+func mayLeadLog(b []byte) bool {
+	switch b[0] {
+	case '>', '<':
+		return false
+	case '{':
+		return len(b) > 1 && !bytes.Contains(b, []byte(`"jsonrpc"`))
+	case '[':
+		rest := bytes.TrimLeft(b[1:], " \t")
+		return len(rest) > 0 && rest[0] != '{' && rest[0] != ']'
+	}
+	return true
+}
 
 // isTailHeader reports whether a line is the header tail writes before the
 // lines of each file when given several ("==> mcp.log <==").
@@ -675,7 +699,7 @@ func (s *session) replayHeld() {
 	held := s.held
 	s.held = nil
 	for _, h := range held {
-		if s.log == logHost {
+		if s.log == logHost || s.log == logVSCode {
 			s.logHeader(h.line[h.start:])
 			s.nonBlank++
 			s.logOther++
@@ -861,9 +885,10 @@ func (s *session) logUse(name []byte, lineNo int) {
 
 // Kinds of log that check reads messages from.
 const (
-	logNone = iota
-	logHost // an MCP host's log (see logStamp)
-	logSDK  // go-sdk's mcp.LoggingTransport
+	logNone   = iota
+	logHost   // an MCP host's log (see logStamp)
+	logVSCode // VS Code's output log of an MCP server (see vscodeStamp)
+	logSDK    // go-sdk's mcp.LoggingTransport
 )
 
 // Where an MCP host's log gives a message it sent or received, and where
@@ -883,6 +908,9 @@ var (
 func logKind(line []byte) (int, direction) {
 	if logStamp.Match(line) {
 		return logHost, fromUnknown
+	}
+	if vscodeStamp.Match(line) {
+		return logVSCode, fromUnknown
 	}
 	rest, write := bytes.CutPrefix(line, logWrite)
 	if !write {
@@ -913,8 +941,12 @@ func logKind(line []byte) (int, direction) {
 // standard error, which may be JSON from a server's logger) hold none and
 // are counted. start is the offset of the line's first non-blank byte.
 func (s *session) logLine(pos position, line []byte, start int) {
-	if s.log == logSDK {
+	switch s.log {
+	case logSDK:
 		s.sdkLine(pos, line, start)
+		return
+	case logVSCode:
+		s.vscodeLine(pos, line, start)
 		return
 	}
 	dir := fromClient
@@ -930,24 +962,31 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	// Each server's lines are a session of their own (see logServer).
 	l := line[start:]
 	s.logUse(s.logServer(l[m[6]:m[7]], l[m[8]:m[9]]), pos.line)
-	from := start + m[1]
-	switch text := line[from:]; {
-	case bytes.HasPrefix(text, []byte("Initializing server")):
-		s.logRun(pos)
-	case bytes.Contains(text, []byte("transport closed")) || bytes.HasPrefix(text, []byte("Shutting down server")):
-		s.logRunOpen = false
+	if s.run.at == 0 && s.run.from == 0 {
+		s.run.from = pos.line
 	}
+	from := start + m[1]
 	i := bytes.Index(line[from:], logFromClient)
 	n := len(logFromClient)
 	if j := bytes.Index(line[from:], logFromServer); j >= 0 && (i < 0 || j < i) {
 		dir, i, n = fromServer, j, len(logFromServer)
 	}
 	if i < 0 {
+		// The host's lines where a run of the server starts and ends (a
+		// message is neither, whatever its text says).
+		switch text := line[from:]; {
+		case bytes.HasPrefix(text, []byte("Initializing server")):
+			s.logRun(pos, false)
+		case bytes.Contains(text, []byte("transport closed")) || bytes.HasPrefix(text, []byte("Shutting down server")) ||
+			bytes.HasPrefix(text, []byte("Server disconnected")):
+			s.run.ended = true
+		}
 		s.logOther++
 		return
 	}
 	s.logMarked++
 	s.marked = true
+	s.run.held = true
 	i += from - start
 	begin := start + i + n
 	for begin < len(line) && isJSONSpace(line[begin]) {
@@ -959,6 +998,91 @@ func (s *session) logLine(pos position, line []byte, start int) {
 	}
 	end := begin + jsonExtent(line[begin:])
 	s.payload(pos, "", dir, line[begin:end], begin+1)
+}
+
+// vscodeStamp matches the start of a line of VS Code's output log of an
+// MCP server (the "MCP: NAME" channel of the Output view, and its file in
+// VS Code's logs folder): a local time to the millisecond and the level in
+// brackets, as VS Code's loggers write them ("2026-07-24 02:03:14.089
+// [debug] ...").
+var vscodeStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \[(trace|debug|info|warning|error)\] `)
+
+// vscodeMarkers are the words after the level on the lines of VS Code's
+// output log of an MCP server that hold a message, with its sender:
+// "[editor -> server] " and "[server -> editor] ", each followed by the
+// message as JavaScript's JSON.stringify writes what VS Code sent or read
+// (microsoft/vscode, mcpServerRequestHandler.ts; rsclarke/mcp-taskfile-server#134),
+// and, in VS Code's early MCP support (March 2025), "[Client Says] " and
+// "[Server Says] ", followed by the text sent and the line the server
+// wrote (microsoft/vscode#244377).
+var vscodeMarkers = []struct {
+	text []byte
+	dir  direction
+}{
+	{[]byte("[editor -> server] "), fromClient},
+	{[]byte("[server -> editor] "), fromServer},
+	{[]byte("[Client Says] "), fromClient},
+	{[]byte("[Server Says] "), fromServer},
+}
+
+// vscodeLine handles one line of VS Code's output log of an MCP server: a
+// timestamped line whose text starts with a direction marker (see
+// vscodeMarkers) holds the message after it, to the end of the line; other
+// lines (VS Code's own, the server's standard error as "[server stderr]",
+// a stack trace's lines without a timestamp) hold none and are counted.
+// The log is of one server: each file (after tail headers, each file
+// named) is a session. A run starts at "Starting server" or "Connection
+// state: Starting" and ends at "Stopping server" or "Connection state:
+// Stopped" or "Error" (mcpServerConnection.ts); VS Code runs one
+// connection to a server at a time (see logRun).
+func (s *session) vscodeLine(pos position, line []byte, start int) {
+	m := vscodeStamp.FindIndex(line[start:])
+	if m == nil {
+		s.logHeader(line[start:])
+		s.logOther++
+		return
+	}
+	if s.p == nil || s.p.file != s.logFile {
+		s.use(logPartKey(s.logFile, nil), pos.line)
+		s.p.file = s.logFile
+	}
+	if s.run.at == 0 && s.run.from == 0 {
+		s.run.from = pos.line
+	}
+	from := start + m[1]
+	text := line[from:]
+	dir, n := fromUnknown, 0
+	for _, k := range vscodeMarkers {
+		// The line ends after the marker when the message is empty (its
+		// trailing white space is gone).
+		if w := k.text[:len(k.text)-1]; bytes.HasPrefix(text, w) && (len(text) == len(w) || text[len(w)] == ' ') {
+			dir, n = k.dir, len(w)
+			break
+		}
+	}
+	if dir == fromUnknown {
+		switch {
+		case bytes.HasPrefix(text, []byte("Starting server")) || bytes.HasPrefix(text, []byte("Connection state: Starting")):
+			s.logRun(pos, true)
+		case bytes.HasPrefix(text, []byte("Stopping server")) || bytes.HasPrefix(text, []byte("Connection state: Stopped")) ||
+			bytes.HasPrefix(text, []byte("Connection state: Error")):
+			s.run.ended = true
+		}
+		s.logOther++
+		return
+	}
+	s.logMarked++
+	s.marked = true
+	s.run.held = true
+	begin := from + n
+	for begin < len(line) && isJSONSpace(line[begin]) {
+		begin++
+	}
+	if begin == len(line) {
+		s.invalid(pos, "", "empty message after \""+string(text[:n])+"\"")
+		return
+	}
+	s.payload(pos, "", dir, line[begin:], begin+1)
 }
 
 // sdkLine handles one line of go-sdk's mcp.LoggingTransport log: "write: "

@@ -103,6 +103,9 @@ var captures = []struct {
 	{"claude-desktop-two-runs.log", 1, []string{kindDuplicate}},                                    // two runs at once: findings say the log does not tell them apart
 	{"claude-desktop-stderr-marker.log", 0, nil},                                                   // a server's stderr line that says "Message from server:"
 	{"claude-desktop-summary-lines.log", 1, []string{kindInvalid, kindNothing}},                    // message lines that are not JSON
+	{"claude-desktop-tail-restart.log", 1, []string{kindTypeChanged}},                              // tail -n of a log: a run the log starts in, then a restart; made here, after sjzar/chatlog#166
+	{"vscode-mcp-output.log", 1, []string{kindTypeChanged, kindUnanswered}},                        // VS Code's MCP output log at level debug, with a restart; made here, in the format of rsclarke/mcp-taskfile-server#134 and microsoft/vscode's mcpServerRequestHandler.ts
+	{"vscode-mcp-output-2025-03.log", 1, []string{kindTypeChanged, kindSpellingChanged}},           // VS Code's first format, [Client Says] and [Server Says]; made here, in the format of microsoft/vscode#244377
 	{"har-then-jsonl.har", 1, []string{kindInvalid}},                                               // a capture joined after a HAR with cat
 	{"json-seq-mislabelled.har", 1, []string{kindAnsweredTwice}},                                   // json-seq bodies, one labelled text/plain
 	{"redirect-other-origin.har", 0, nil},                                                          // a 307 from http to https: the request sent there again is the same one
@@ -328,7 +331,7 @@ func TestCheckJSONGolden(t *testing.T) {
 	for _, name := range []string{"unmatched.jsonl", "duplicate.jsonl", "sse.har", "large-ids.jsonl", "null-id.jsonl",
 		"sse-2024-11-05-gateway.har", "answered-twice.jsonl", "no-jsonrpc.har", "terminal.jsonl", "no-markers.jsonl", "bodyless.har",
 		"websocket.har", "ndjson-bodies.har", "request-body-missing.har", "retried-after-http-failure.har", "claude-desktop.log",
-		"claude-desktop-mcp.log", "http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
+		"claude-desktop-mcp.log", "vscode-mcp-output.log", "http-refused.har", "http-refused-answer.har", "notification-answered-pending.jsonl"} {
 		_, out, _ := runCmd(t, nil, "check", "-json", "testdata/"+name)
 		golden(t, name+".json.golden", out)
 	}
@@ -781,7 +784,7 @@ func TestLongLivedSSEHAR(t *testing.T) {
 	var get entry
 	get.Request.Method = "GET"
 	get.Response.Status = 200
-	get.Response.Content = content{"text/event-stream", strings.TrimSuffix(stream.String(), "\n")}
+	get.Response.Content = content{"text/event-stream", stream.String()}
 	entries = append(entries, get)
 	post := func(body string) {
 		var e entry

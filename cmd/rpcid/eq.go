@@ -271,10 +271,13 @@ func whyNotSpelling(s string, n int64) string {
 	return "is not a decimal integer"
 }
 
-// isCanonicalDigits reports whether s matches 0|-?[1-9][0-9]*.
+// isCanonicalDigits reports whether s matches 0|-?[1-9][0-9]*: the
+// canonical spelling of clause 5, but for the int64 range. "-0" is not one:
+// it is minus zero, which clause 5 equates with no number.
 func isCanonicalDigits(s string) bool {
+	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
-	if s == "" || (s[0] == '0' && len(s) > 1) {
+	if s == "" || (s[0] == '0' && (len(s) > 1 || neg)) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -26,6 +26,16 @@ func FuzzCheck(f *testing.F) {
 		}
 	}
 	f.Add([]byte("> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n> {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"a\"}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n< {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n< {\"jsonrpc\":\"2.0\",\"id\":null,\"result\":1}\n"))
+	// VS Code's output log of an MCP server: both formats' markers, an
+	// empty message, a restart without an end, a tail header, a line of
+	// a stack trace, and the partial Claude Desktop log's restart.
+	f.Add([]byte("2026-07-24 02:03:14.089 [debug] [editor -> server] {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n" +
+		"2026-07-24 02:03:14.090 [trace] [server -> editor]\n2026-07-24 02:03:14.091 [info] Starting server x\n    at y\n" +
+		"==> b.log <==\n2026-07-24 02:03:14.092 [info] [Client Says] {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n" +
+		"2026-07-24 02:03:14.093 [info] Connection state: Stopped\n2026-07-24 02:03:14.094 [warning] [Server Says] {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n"))
+	f.Add([]byte("2025-07-12T05:51:44.601Z [a] [info] Message from client: {\"method\":\"x\",\"jsonrpc\":\"2.0\",\"id\":0}\n" +
+		"2025-07-12T05:51:44.602Z [a] [info] Server disconnected.\n2025-07-12T05:51:44.603Z [info] [a] Initializing server...\n" +
+		"2025-07-12T05:51:44.604Z [a] [info] Message from server: {\"jsonrpc\":\"2.0\",\"id\":\"0\",\"result\":{}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out, errOut bytes.Buffer
 		code := run([]string{"check", "-"}, bytes.NewReader(data), &out, &errOut)

@@ -257,6 +257,7 @@ func (s *session) readHAR(r io.Reader) error {
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
 					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+					s.badEntries++
 					continue
 				}
 				if err != nil {
@@ -327,7 +328,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.use(partKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
-	s.unreadable = false
+	s.unreadable, s.cut = false, ""
 	s.inWebSocket = false
 	s.resumed = strings.EqualFold(e.Request.Method, "GET") && headerValue(e.Request.Headers.v, "last-event-id") != ""
 	s.reqNote = 0
@@ -465,6 +466,8 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		mark(s.noContent, false, true)
 	case st >= 200 && st <= 299 && s.unreadable:
 		lacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
+	case st >= 200 && st <= 299 && s.cut != "":
+		lacks(fmt.Sprintf("the body of its HTTP response (status %d) is cut short: %s", st, s.cut))
 	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
@@ -511,7 +514,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 		case st <= 0:
 			note = "its HTTP exchange failed: " + showString(strings.TrimSpace(resp.Error.v))
 		case s.refusal != "":
-			note = "its HTTP exchange was refused with " + status + " and " + s.refusal + ", with a null id"
+			note = "its HTTP exchange was refused with " + status + " and " + s.refusal
 			delivered = "was not delivered"
 		default:
 			note = "its HTTP response had " + status
@@ -620,6 +623,13 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 			return false
 		}
 		text = dec
+	}
+	if dir == fromServer && c.Size.v > int64(len(text)) {
+		// Cut short by the tool that wrote the capture (a limit on the
+		// size of bodies it keeps): what is missing may hold answers,
+		// and the text's end is not the body's.
+		s.cut = fmt.Sprintf("the capture holds %s of the %d its content.size gives", plural(len(text), "byte"), c.Size.v)
+		loc = strings.TrimSuffix(loc, ": ") + " (" + s.cut + "): "
 	}
 	trimmed := bytes.TrimSpace(text)
 	if len(trimmed) == 0 {
@@ -893,6 +903,19 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 				hasID = true
 			}
 		}
+	}
+	if hasData && (len(typ) == 0 || string(typ) == "message") && len(bytes.TrimSpace(data)) > 0 && s.cut == "" {
+		// "If the file ends in the middle of an event, before the final
+		// empty line, the incomplete event is not dispatched" (WHATWG
+		// HTML, section 9.2.6), as browsers and the TypeScript SDK do (its
+		// eventsource-parser stream has no flush); go-sdk and mcp-go
+		// deliver it. Whether the stream ended there or the capture was
+		// written while it was open (or a tool trimmed the text), the bytes
+		// do not tell: the event is read as a message, with a warning. (A
+		// body cut short says so already; see body.)
+		s.event = event + 1
+		s.report(pos, levelWarning, kindUnendedEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it", loc, event+1), s.where())
+		s.event = 0
 	}
 	dispatch()
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -63,5 +65,103 @@ func TestCheckSummaryNamesUnreadableFiles(t *testing.T) {
 	code, out, errOut := runCmd(t, strings.NewReader(""), "check", "testdata/does-not-exist.jsonl")
 	if code != 2 || !strings.Contains(out, "; 1 file could not be read") || !strings.Contains(errOut, "does-not-exist.jsonl") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, the summary naming 1 unreadable file, and the file in stderr", code, out, errOut)
+	}
+}
+
+// TestNothingToCheckCountsBadEntries checks that the nothing-to-check
+// finding of a HAR file counts its entries that are not HAR entries (each an
+// invalid-message of its own) instead of saying it has none.
+func TestNothingToCheckCountsBadEntries(t *testing.T) {
+	bad := `{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"text":5}},"response":{"status":200}}`
+	good := `{"request":{"method":"GET","url":"http://127.0.0.1/"},"response":{"status":200,"content":{"mimeType":"text/html","text":"<p>"}}}`
+	for _, c := range []struct {
+		entries []string
+		want    string
+	}{
+		{[]string{bad}, "its 1 entry is not a HAR entry"},
+		{[]string{bad, bad}, "none of its 2 entries is a HAR entry"},
+		{[]string{bad, good}, "none of its 2 entries has a JSON-RPC 2.0 message (bodies not examined: 1 text/html)"},
+		{nil, "the HAR file has no entries"},
+	} {
+		har := `{"log":{"version":"1.2","entries":[` + strings.Join(c.entries, ",") + `]}}`
+		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+		if !strings.Contains(out, "<stdin>: error: nothing to check: "+c.want+"\n") {
+			t.Errorf("%d entries: check says\n%s\nwant nothing to check: %s", len(c.entries), out, c.want)
+		}
+	}
+}
+
+// TestCutBody checks that a HAR response body shorter than its content.size
+// (the capture tool kept only the first part of it, as tools with a limit on
+// body size do) is said to be cut short, in the finding about its text and
+// in its requests' findings, which say the capture lacks their answers
+// rather than that they were never answered; and that an answer in the part
+// kept still counts.
+func TestCutBody(t *testing.T) {
+	entry := func(id int, body string, size int) string {
+		req, _ := json.Marshal(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call"}`, id))
+		text, _ := json.Marshal(body)
+		return fmt.Sprintf(`{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"mimeType":"application/json","text":%s}},`+
+			`"response":{"status":200,"content":{"mimeType":"%s","size":%d,"text":%s}}}`, req, "text/event-stream", size, text)
+	}
+	answer := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"
+	har := `{"log":{"version":"1.2","entries":[` +
+		entry(1, `event: message`+"\n"+`data: {"jsonrpc":"2.0","id":1,"res`, 2000000) + "," +
+		entry(2, answer, len(answer)+500) + "," +
+		entry(3, answer[:10], 10) + `]}}`
+	_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+	findings, _, _ := strings.Cut(out, "checked ")
+	want := `<stdin>:entry 1: error: response body (the capture holds 49 bytes of the 2000000 its content.size gives): event 1: not JSON at byte offset 28: unexpected end of input
+<stdin>:entry 1: error: request 1 (tools/call) has no response in the capture: the body of its HTTP response (status 200) is cut short: the capture holds 49 bytes of the 2000000 its content.size gives
+<stdin>:entry 3: error: request 3 (tools/call) was never answered (its HTTP response (status 200, text/event-stream) held no response with its id)
+`
+	if findings != want {
+		t.Errorf("check:\n%s\nwant findings:\n%s", out, want)
+	}
+}
+
+// TestUnendedEvent checks that an event-stream body ending in an event
+// without the blank line that ends it (LF, CR, CRLF or no line end at all
+// after its last data line) draws an unended-event warning, and that the
+// event is read as a message still: the capture cannot tell whether the
+// stream ended there.
+func TestUnendedEvent(t *testing.T) {
+	answer := `data: {"jsonrpc":"2.0","id":1,"result":{}}`
+	for _, end := range []string{"", "\n", "\r", "\r\n"} {
+		har := harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream", ": hi\n\nevent: message\n" + answer + end})
+		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+		want := "<stdin>:entry 1: warning: response body: event 1: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it\n" +
+			"checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning\n"
+		if out != want {
+			t.Errorf("body ending %q: check says\n%s\nwant\n%s", end, out, want)
+		}
+		har = harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream", answer + end + end})
+		if _, out, _ := runCmd(t, strings.NewReader(har), "check", "-"); end != "" && !strings.Contains(out, "no findings") {
+			t.Errorf("body ending %q twice: check says\n%s\nwant no findings", end, out)
+		}
+	}
+}
+
+// TestCancelledIDReused checks that a request sent with the id of a request
+// its sender cancelled is reported as reusing it (MCP forbids it), not as
+// sent while that one is pending, and that a response with the id answers
+// the new request, as a client that has given up on the cancelled one
+// delivers it; a second request with the id while the new one is pending is
+// a duplicate as ever.
+func TestCancelledIDReused(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y"}}
+{"jsonrpc":"2.0","id":7,"method":"ping"}
+{"jsonrpc":"2.0","id":7,"result":{}}
+{"jsonrpc":"2.0","id":7,"result":{}}
+`
+	_, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
+	want := `<stdin>:3: error: request id 7 (tools/call) reuses the id of request 7 (line 1, tools/call), which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's
+<stdin>:4: error: request id 7 (ping) sent while request 7 (line 3, tools/call) is still pending: their responses cannot be told apart
+checked 1 file: 6 messages (3 requests, 2 responses, 1 notification); 2 errors, 0 warnings
+`
+	if out != want {
+		t.Errorf("check says\n%s\nwant\n%s", out, want)
 	}
 }

@@ -30,7 +30,13 @@
 // decompressed (positions then count in the text it holds) and a UTF-8
 // byte order mark is skipped; a UTF-16 or UTF-32 file with a byte order
 // mark (Windows PowerShell 5's > writes UTF-16) is one nothing-to-check
-// finding that says so and how to convert it:
+// finding that says so and how to convert it. The logs below are told by
+// their first line after the headers tail writes before each file's lines
+// ("==> FILE <==") and lines that no JSON Lines capture starts with (no
+// direction marker, object with a "jsonrpc" member, array of objects, or
+// lone "{" or "[": a server's standard error, which a partial log such as
+// tail -n output may start with), up to 64 such lines, which are then
+// lines without a message:
 //
 //   - HAR 1.2 (HTTP Archive, as browser developer tools and HTTP proxies write
 //     it): a JSON object with a "log" member, wherever it is, whose value is
@@ -107,9 +113,8 @@
 //     hold gigabytes of one line) is reported and skipped without being
 //     held.
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
-//     files and mcp.log: a capture whose first non-blank line (after the
-//     headers tail writes before each file's lines, "==> FILE <==", which are
-//     then lines without a message) starts with an RFC 3339 timestamp and two
+//     files and mcp.log: a capture whose first line (see above) starts
+//     with an RFC 3339 timestamp and two
 //     bracketed fields, the level and the server's name in either order
 //     ("2025-10-03T07:51:43.656Z [NAME] [info] ...", "2025-07-30T21:16:29.756Z
 //     [info] [NAME] ..."). A timestamped line holding "Message from client: "
@@ -136,12 +141,47 @@
 //     finding on a server's line starts with "server [NAME]: " and has
 //     "server" in -json (findings printed before that have neither). The host appends every run of a server to the log: an
 //     "Initializing server..." line after that server's run ended ("...
-//     transport closed") starts a new one, whose ids are its own (the requests
-//     of the run before are reported then); when a run starts before the one
-//     before ended, the log does not say which run each message belongs to,
-//     and findings about requests and answers of that server say so.
+//     transport closed", "Shutting down server", "Server disconnected")
+//     starts a new one, whose ids are its own (the requests of the run
+//     before are reported then); when a run starts before the one before
+//     ended, the log does not say which run each message belongs to, and
+//     findings about requests and answers of that server say so. A log
+//     need not start where a run does (tail -n, as MCP's debugging guide
+//     has users follow mcp*.log; an excerpt; a rotated log): a server's
+//     lines before its first "Initializing server..." are the run the log
+//     starts in, a run like the others. A line holding a message neither
+//     starts nor ends a run, whatever its text.
+//   - VS Code's output log of an MCP server (its "MCP: NAME" channel in the
+//     Output view, copied or saved to a file): a capture whose first line
+//     (see above) starts with a local time to the millisecond and a level
+//     in brackets ("2026-07-24 02:03:14.089 [debug] ...", levels trace,
+//     debug, info, warning, error). A timestamped line whose text starts
+//     with "[editor -> server] " or "[server -> editor] " (in VS Code's
+//     early MCP support, of March 2025, "[Client Says] " or
+//     "[Server Says] ") gives the message after it, to
+//     the end of the line, sent by the client (VS Code) or the server;
+//     other lines (VS Code's own, the server's standard error as "[server
+//     stderr] ...", the lines of a stack trace) hold no message and are
+//     counted as log lines not examined. VS Code writes the messages at
+//     log level debug (info for a server in dev mode): set the output's
+//     level to Debug first. It writes each one as JavaScript's
+//     JSON.stringify writes what it sent or read: an id's JSON type is as
+//     received ("1" stays a string), but a number is spelled as JavaScript
+//     spells it (1.0 as 1; an integer beyond 2^53 as the double JSON.parse
+//     read), so spelling changes do not show (the "[Server Says]" lines of
+//     the first format hold the server's line as written). The log is of
+//     one server: each file (after tail headers, each file they name) is a
+//     session. A run of the server starts at "Starting server" or
+//     "Connection state: Starting" and ends at "Stopping server" or
+//     "Connection state: Stopped" or "Error"; VS Code runs one connection
+//     to a server at a time, so a start after the messages of a run ends
+//     that run, whatever the log said before: its requests are reported
+//     then, and the ids of the next run are its own. The lines are read as
+//     VS Code writes them in English. Cursor's MCP log has the same
+//     timestamps and levels: it is read as this format, and without
+//     message lines it is a nothing-to-check finding that says so.
 //   - The log of go-sdk's mcp.LoggingTransport: a capture whose first
-//     non-blank line is "write: " or "read: " and a JSON object or array.
+//     line (see above) is "write: " or "read: " and a JSON object or array.
 //     Each such line is a message its side wrote or read; that side is the
 //     client when the first line writes an initialize request and the
 //     server when it reads one (otherwise messages are taken as unmarked
@@ -171,7 +211,9 @@
 //     request; in a HAR entry whose POST body is missing, the finding says
 //     that body may have held the request it answers, and for a response to
 //     a server request, that a GET event stream without its body may have
-//     carried that request. When JavaScript
+//     carried that request; in the run an MCP host's log starts in (its
+//     server's lines before any start of the server), that the request may
+//     be before the log's first line. When JavaScript
 //     Number(), Python int() or Rust i64::from_str (the normalizers of the
 //     TypeScript, Python and Rust MCP SDKs; for a numeric id, the double
 //     that JavaScript's JSON.parse reads) would have matched it to a
@@ -196,7 +238,8 @@
 //     page, a plain "Accepted"), which has no response in the capture when
 //     a GET event stream lacks its body.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
-//     still pending.
+//     still pending, or after one with it was cancelled (MCP forbids reusing
+//     an id; the new request takes the responses with it).
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
 //     what goes wrong and for whom: whether a float64 holds it exactly (if not,
 //     the value JavaScript and go-sdk read instead), whether it is beyond int64
@@ -221,11 +264,11 @@
 //     else the oldest pending request not already taken by another null-id
 //     response), which may still get an answer of its own; if it never does,
 //     its unanswered-request finding says the null-id response is likely (or
-//     may be) its answer. A JSON-RPC error with a null id in a HAR response
-//     other than 2xx is not one: it is the HTTP transport refusing the HTTP
-//     request (400 "Bad Request: No valid session ID provided", 404 "Session
-//     not found"), and the requests of that exchange are unanswered-request
-//     findings saying so. A client answer in a POST refused or failed
+//     may be) its answer. A JSON-RPC error in a HAR response other than 2xx
+//     whose id is null, missing or no request's is not one: it is the HTTP
+//     transport refusing the HTTP request (400 "Bad Request: No valid
+//     session ID provided", 404 "Session not found"), and the requests of
+//     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed
 //     (no 2xx status) answers no server request: if the server request is
 //     never answered, its finding says where the answer went and why.
 //   - invalid-message (error): data after a HAR file's object (another
@@ -234,7 +277,14 @@
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with
 //     its position, including a message whose jsonrpc, id, method, result or
 //     error member is named twice or only by a case variant ("ID"), which
-//     encoding/json and exact readers read differently; checking goes on.
+//     encoding/json and exact readers read differently, or whose id the rule
+//     refuses (a number beyond ErrRange's bound); checking goes on.
+//   - unended-event (warning): a HAR event-stream body that ends in an event
+//     without the blank line that ends it: if the stream ended there, clients
+//     that follow the SSE standard (WHATWG HTML 9.2.6: browsers, the
+//     TypeScript SDK) discard the event, and go-sdk and mcp-go deliver it.
+//     The capture cannot tell whether the stream had ended, so the event is
+//     read as a message too.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //
@@ -259,7 +309,8 @@
 // "different"); number (integer, int64, float64Exact, float64, goSDK); error
 // (a null-id response's error object); answeredLine or answeredEntry; note
 // (why a request may have gone unanswered, or, for a response matching no
-// request, that the HAR lacks the request body that may have held it); hint
+// request, that the HAR lacks the request body that may have held it or
+// that the host log starts within the run); hint
 // (direction markers); and for
 // an invalid message where it is: body ("request" or "response") and event
 // or bodyLine (the line of a newline-delimited body, from 1) in a HAR entry,
@@ -342,7 +393,10 @@
 // HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
 // address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
-// rebinding). It prints one line to standard error when listening:
+// rebinding). Headers pass unchanged (the client's Authorization too), so a
+// gateway's OAuth sign-in (RFC 9728 metadata naming the gateway's URL, not
+// the proxy's) fails the client's check of the resource; a client given a
+// token directly works. It prints one line to standard error when listening:
 //
 //	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
 //

@@ -121,3 +121,40 @@ func TestRefusedAnswerOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalIDs checks that a JSON-RPC error in the body of a non-2xx
+// response is the HTTP transport's refusal of the exchange whether its id is
+// null (the TypeScript SDK), an id no request has ("server-error", the Python
+// SDK) or missing (MCP 2025-03-26: "The HTTP response body MAY comprise a
+// JSON-RPC error response that has no id"); and that an error with the id of
+// the request answers it, and an id-less error in a 2xx body is not
+// JSON-RPC.
+func TestRefusalIDs(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	refusal := func(id string) string {
+		return `{"jsonrpc":"2.0",` + id + `"error":{"code":-32600,"message":"Bad Request: Missing session ID"}}`
+	}
+	never := "<stdin>:entry 1: error: request 1 (tools/list) was never answered (its HTTP exchange was refused with status 400 and error -32600: Bad Request: Missing session ID, with "
+	for _, c := range []struct {
+		name   string
+		status int
+		body   string
+		want   string
+	}{
+		{"null id", 400, refusal(`"id":null,`), never + "a null id)\n"},
+		{"id of no request", 400, refusal(`"id":"server-error",`), never + "the id \"server-error\", which no request has)\n"},
+		{"no id", 400, refusal(``), never + "no id)\n"},
+		{"the request's id", 400, refusal(`"id":1,`), ""},
+		{"no id, status 200", 200, refusal(``),
+			"<stdin>:entry 1: error: response body: not JSON-RPC 2.0: a response without an \"id\" member\n" +
+				"<stdin>:entry 1: error: request 1 (tools/list) was never answered (its HTTP response (status 200, application/json) held no response with its id)\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, _ := runCmd(t, strings.NewReader(harOf(t, [6]any{"POST", "", req, c.status, "application/json", c.body})), "check", "-")
+			findings, _, _ := strings.Cut(out, "checked ")
+			if findings != c.want {
+				t.Errorf("check:\n%s\nwant findings:\n%s", out, c.want)
+			}
+		})
+	}
+}

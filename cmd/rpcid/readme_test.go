@@ -173,6 +173,18 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("= %q", out)
 			}
 		}},
+		{"each `[editor -> server] {...}` line is a message VS Code sent, each `[server -> editor] {...}` one the server sent", func(t *testing.T) {
+			_, out, _ := check(t, nil, "check", "testdata/vscode-mcp-output.log")
+			if !strings.HasPrefix(out, `testdata/vscode-mcp-output.log:9: warning: response id "1" matches request 1 (line 7, initialize) only under the rule`) {
+				t.Errorf("= %q", out)
+			}
+		}},
+		{"a server's lines before its first `Initializing server...` are the run the log starts in, kept apart from the next run like any other.", func(t *testing.T) {
+			_, out, _ := check(t, nil, "check", "testdata/claude-desktop-tail-restart.log")
+			if strings.Contains(out, ": error:") || !strings.Contains(out, "; 0 errors, 2 warnings\n") {
+				t.Errorf("= %q", out)
+			}
+		}},
 		{"would settle which side sent what", func(t *testing.T) {
 			if _, out, _ := check(t, nil, "check", "testdata/no-markers.jsonl"); !strings.Contains(out, "roots/list (line 2) looks like a request the server sent") {
 				t.Errorf("= %q", out)

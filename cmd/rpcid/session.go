@@ -70,12 +70,10 @@ type part struct {
 	key         string // its key in partIdx (see partKey and logPartKey)
 	used        int    // the HAR entry or log line that last used it
 	// In an MCP host's log: its server, the file its lines follow the tail
-	// header of ("" before any), and the runs of its server (see
-	// session.logRunAt).
+	// header of ("" before any), and the run of its server being read (see
+	// session.run).
 	server, file string
-	logRunAt     int
-	logRunOpen   bool
-	logOverlap   string
+	run          logRunState
 	// events are the SSE events with ids its streams carried (see
 	// session.sse), as far as seenEvents remembers them.
 	events map[seenEvent]struct{}
@@ -175,11 +173,11 @@ func (s *session) usePart(p *part) {
 	}
 	if q := s.p; q != nil {
 		q.t, q.deferredIdx, q.lostStream = s.t, s.deferredIdx, s.lostStream
-		q.logRunAt, q.logRunOpen, q.logOverlap = s.logRunAt, s.logRunOpen, s.logOverlap
+		q.run = s.run
 	}
 	s.p = p
 	s.t, s.deferredIdx, s.lostStream = p.t, p.deferredIdx, p.lostStream
-	s.logRunAt, s.logRunOpen, s.logOverlap = p.logRunAt, p.logRunOpen, p.logOverlap
+	s.run = p.run
 }
 
 // session checks one capture.
@@ -211,10 +209,14 @@ type session struct {
 	// (exchangeEnd notes why), and undeliveredLater the indexes in
 	// deferred of such answers to server requests not read yet (of another
 	// session: a POST refused for want of a session id). refusal is the
-	// error of a JSON-RPC error with a null id in its response body: the
-	// HTTP transport refusing the HTTP request, as the TypeScript SDK's
-	// Streamable HTTP server does with 400 "Bad Request: No valid session
-	// ID provided" and 404 "Session not found".
+	// error of a JSON-RPC error in its response body with a null id, no id
+	// or an id of no request (with what the id was): the HTTP transport
+	// refusing the HTTP request, as the TypeScript SDK's Streamable HTTP
+	// server does with 400 "Bad Request: No valid session ID provided" and
+	// 404 "Session not found" and a null id, the Python SDK's with the id
+	// "server-error", and as MCP 2025-03-26 allows with no id ("The HTTP
+	// response body MAY comprise a JSON-RPC error response that has no
+	// id").
 	failedExchange   bool
 	undelivered      []ref
 	undeliveredLater []int
@@ -256,7 +258,7 @@ type session struct {
 	// connection is its own). So may an MCP host's log (Claude Desktop's
 	// mcp.log, or per-server logs joined): each server named on its lines
 	// is a part (see logPartKey). t, deferredIdx and lostStream, and
-	// logRunAt, logRunOpen and logOverlap, are those of the part in use, p.
+	// run, are those of the part in use, p.
 	p         *part
 	parts     []*part
 	partIdx   map[string]*part
@@ -283,19 +285,17 @@ type session struct {
 	// a message.
 	logMarked  int
 	unreadable bool // the response body of the HAR entry being read could not be decoded
+	// cut, if not "", says that the response body of the HAR entry being
+	// read is shorter than its content.size: the capture tool kept only
+	// part of it.
+	cut string
 	// redirectNext is the part of a HAR entry answered with a redirect
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
 	redirectNext, redirectFrom *part
-	// logRunAt is the line where the last run of the server in an MCP
-	// host's log started ("Initializing server..."), logRunOpen whether it
-	// has not ended ("... transport closed", "Shutting down server"), and
-	// logOverlap, once two runs were open at once, the sentence findings
-	// about requests and answers end with: those of the server in use (see
-	// part).
-	logRunAt   int
-	logRunOpen bool
-	logOverlap string
+	// run is the run of the server in use (see part) that the lines of an
+	// MCP host's log being read belong to.
+	run logRunState
 	// logNameFirst says where the server's name stood on the latest line
 	// of an MCP host's log whose level word told it (see logServer): 1 in
 	// the first bracketed field, 2 in the second, 0 before any such line.
@@ -327,7 +327,9 @@ type session struct {
 	messages int
 	nonBlank int
 	entries  int
-	skipped  map[string]int // HAR bodies not examined, by media type
+	// HAR entries that are not HAR entries (an invalid-message each).
+	badEntries int
+	skipped    map[string]int // HAR bodies not examined, by media type
 	// HAR WebSocket connections without frames in the capture, and frames
 	// of connections without JSON-RPC, not examined.
 	lostSockets, skippedFrames int
@@ -351,12 +353,12 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 		f.Server = showString(s.p.server)
 		msg = "server [" + f.Server + "]: " + msg
 	}
-	if s.logOverlap != "" {
+	if s.run.overlap != "" {
 		switch kind {
 		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched:
-			msg += "; " + s.logOverlap
+			msg += "; " + s.run.overlap
 			if f.Note == "" {
-				f.Note = s.logOverlap
+				f.Note = s.run.overlap
 			}
 		}
 	}
@@ -426,6 +428,15 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 		s.invalid(pos, loc, `not JSON-RPC 2.0: a response with both "result" and "error"`)
 		return
 	case hasResult || hasError:
+		if !hasID && hasError && s.httpError && s.failedExchange && dir != fromClient {
+			// An HTTP transport's refusal, as MCP 2025-03-26 allows:
+			// "The HTTP response body MAY comprise a JSON-RPC error
+			// response that has no id."
+			s.messages++
+			s.counts.responses++
+			s.refuse(m.errv, "no id")
+			return
+		}
 		if !hasID {
 			s.invalid(pos, loc, `not JSON-RPC 2.0: a response without an "id" member`)
 			return
@@ -442,7 +453,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 	}
 	id, err := rpcid.Parse(m.id)
 	if err != nil {
-		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: %s", show(m.id), idError(err)))
+		s.invalid(pos, loc, idError(m.id, err))
 		return
 	}
 	s.messages++
@@ -503,17 +514,18 @@ func jsonString(raw []byte) (string, bool) {
 	return v, true
 }
 
-// idError says why rpcid.Parse refused an id.
-func idError(err error) string {
+// idError says why rpcid.Parse refused the id raw, and so the message.
+func idError(raw []byte, err error) string {
 	switch {
 	case errors.Is(err, rpcid.ErrType):
-		return "JSON-RPC 2.0 allows no other type"
+		return fmt.Sprintf("not JSON-RPC 2.0: the id %s is not a string, number or null: JSON-RPC 2.0 allows no other type", show(raw))
 	case errors.Is(err, rpcid.ErrInvalidUTF8):
-		return "the string is not valid UTF-8 (or escapes a lone surrogate)"
+		return fmt.Sprintf("the id %s is a string that is not valid UTF-8 (or escapes a lone surrogate), which the rule refuses (clause 4), and the message is not examined", show(raw))
 	case errors.Is(err, rpcid.ErrRange):
-		return "its exponent is too large to compare exactly"
+		// A JSON number, as JSON-RPC 2.0 allows: only too large to compare.
+		return fmt.Sprintf("the id %s is a number too large or too small to compare exactly (the rule refuses d × 10^e with |e| ≥ 10^18), and the message is not examined", show(raw))
 	}
-	return err.Error()
+	return fmt.Sprintf("the id %s is refused by the rule: %v, and the message is not examined", show(raw), err)
 }
 
 // notification handles a notification at pos: it is remembered for the
@@ -661,6 +673,21 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		}
 		s.usePart(here)
 	}
+	if y, ok := sd.get(key); ok && t.at(y).flags&(fAnswered|fCancelled) == fCancelled {
+		// The id of a request its sender cancelled, sent again. The sender
+		// has given up on the cancelled one ("The sender of the
+		// cancellation notification SHOULD ignore any response to the
+		// request that arrives afterward", MCP), so responses with the id
+		// go to the new request; but MCP forbids reusing an id ("MUST NOT
+		// have been previously used by the requestor within the same
+		// session"), and a late answer to the cancelled request would be
+		// taken for the new one's.
+		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
+		msg := fmt.Sprintf("%s id %s (%s) reuses the id of %s, which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's",
+			reqWord(server), show(raw), t.method(x), s.describe(y))
+		s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
+		s.retire(sd, key, y, true) // cancelled: nothing more is checked of it
+	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
@@ -780,15 +807,20 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
-	if id.Kind() == rpcid.KindNull && s.httpError && s.failedExchange && errRaw != nil {
-		// The body of a non-2xx HTTP response: the transport's refusal of
-		// the HTTP request, not the answer to a JSON-RPC request whose id
-		// was dropped. The requests and answers of the exchange are
-		// reported as refused (see exchangeEnd).
-		if s.refusal == "" {
-			s.refusal = describeError(errRaw).text
+	if s.httpError && s.failedExchange && errRaw != nil && toClient {
+		// The body of a non-2xx HTTP response: with a null id, or one
+		// that no request has, the transport's refusal of the HTTP
+		// request, not the answer to a JSON-RPC request whose id was
+		// dropped. The requests and answers of the exchange are reported
+		// as refused (see exchangeEnd).
+		if id.Kind() == rpcid.KindNull {
+			s.refuse(errRaw, "a null id")
+			return
 		}
-		return
+		if _, ok := sd.get(keyOf(id)); !ok {
+			s.refuse(errRaw, "the id "+show(raw)+", which no request has")
+			return
+		}
 	}
 	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
@@ -844,6 +876,15 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	s.answer(pos, sd, x, id, raw)
+}
+
+// refuse records the error errRaw of a non-2xx HTTP response as the
+// transport's refusal of the exchange (see session.refusal), idNote saying
+// what its id was.
+func (s *session) refuse(errRaw []byte, idNote string) {
+	if s.refusal == "" {
+		s.refusal = describeError(errRaw).text + ", with " + idNote
+	}
 }
 
 // deferResponse keeps a HAR response that matches no request yet.
@@ -1337,24 +1378,58 @@ func (s *session) reportOpen(parts []*part) {
 	}
 }
 
+// logRunState is where an MCP host's log is in the runs of one server
+// (each a new process on new pipes, whose client starts its ids anew).
+type logRunState struct {
+	// at is the line where the run started ("Initializing server..."),
+	// or 0 for the run the log starts in: the lines of the server before
+	// its first start line, which a partial log (tail -n, an excerpt, a
+	// rotated log) begins with.
+	at int
+	// from is the first line of the run the log starts in (at 0), as long
+	// as no start line came.
+	from int
+	// ended: the log said the run ended ("... transport closed").
+	ended bool
+	// held: a message was read in the run.
+	held bool
+	// overlap, once two runs were open at once, is the sentence findings
+	// about requests and answers end with.
+	overlap string
+}
+
 // logRun handles a line of an MCP host's log that starts a run of the
-// server in use (a new process on new pipes): the requests of its run
-// before, if it ended, are reported and forgotten, so that ids used again
-// are no duplicates and answers are not taken across runs. A run that had
-// not ended (runs at once, as when a host starts a server twice) cannot be
-// told apart from the new one: findings about requests and answers then
-// say so. Other servers' runs are their own.
-func (s *session) logRun(pos position) {
+// server in use (a new process on new pipes). The lines of the server
+// before its first such line are a run of their own, one that started
+// before the log did: a log need not start at a run's start (tail -n, an
+// excerpt, a rotated log). The requests of the run before, if it ended,
+// are reported and forgotten, so that ids used again are no duplicates and
+// answers are not taken across runs. A run that had not ended (runs at
+// once, as when Claude Desktop starts a server twice) cannot be told apart
+// from the new one: findings about requests and answers then say so. When
+// the host runs one connection to a server at a time (once: VS Code), a
+// start line ends the run before whatever the log said, unless that run
+// holds no message yet: VS Code writes "Starting server NAME" and
+// "Connection state: Starting" for one start. Other servers' runs are their
+// own.
+func (s *session) logRun(pos position, once bool) {
+	r := &s.run
 	switch {
-	case s.logRunAt == 0:
-	case !s.logRunOpen:
+	case once && !r.held && r.at != 0:
+		return // the same start
+	case !r.held && (once || r.at == 0):
+		// The log starts here for this server, or its lines before held
+		// no message: nothing to keep apart.
+	case r.ended || once:
 		s.reportOpen([]*part{s.p})
 		s.t = newTable(s.t.ring)
 		s.initialized = false
-	case s.logOverlap == "":
-		s.logOverlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: s.logRunAt})
+	case r.overlap == "" && r.at == 0:
+		r.overlap = fmt.Sprintf("the log shows a run of the server starting at %s while the run the log starts in had not ended, and does not say which run each message belongs to", pos)
+	case r.overlap == "":
+		r.overlap = fmt.Sprintf("the log shows a run of the server starting at %s while the one from %s had not ended, and does not say which run each message belongs to", pos, position{line: r.at})
 	}
-	s.logRunAt, s.logRunOpen = pos.line, true
+	r.at, r.ended, r.held = pos.line, false, false
 }
 
 // nothingToCheck reports a capture without a JSON-RPC message: an empty
@@ -1366,11 +1441,18 @@ func (s *session) nothingToCheck() {
 		what = s.encoding
 	case s.har && s.entries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
+	case s.har && s.entries == 0 && s.badEntries > 0:
+		// Every entry, for none was read.
+		what = "its 1 entry is not a HAR entry"
+		if s.badEntries > 1 {
+			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
+		}
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:
-		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries, "entry"))
-		if s.entries == 1 {
+		// Entries that are not HAR entries count: none of them was read.
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries+s.badEntries, "entry"))
+		if s.entries+s.badEntries == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
 		}
 		var parts []string
@@ -1397,6 +1479,10 @@ func (s *session) nothingToCheck() {
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s with \"Message from client:\" or \"Message from server:\" holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
 	case s.log == logHost:
 		what = fmt.Sprintf("it is an MCP host's log (timestamped lines), and none of its %s holds a message (\"Message from client:\" or \"Message from server:\")", plural(s.nonBlank, "non-blank line"))
+	case s.log == logVSCode && s.logMarked > 0:
+		what = fmt.Sprintf("it is a log in VS Code's format (timestamped lines), and none of its %s with \"[editor -> server]\" or \"[server -> editor]\" (\"[Client Says]\" or \"[Server Says]\") holds a JSON-RPC 2.0 message that could be read", plural(s.logMarked, "line"))
+	case s.log == logVSCode:
+		what = fmt.Sprintf("it is a log in VS Code's format (timestamped lines, as VS Code's MCP server output and Cursor's MCP log write them), and none of its %s holds a message (\"[editor -> server]\" or \"[server -> editor]\", which VS Code writes at log level debug, info for a server in dev mode)", plural(s.nonBlank, "non-blank line"))
 	default:
 		what = fmt.Sprintf("none of its %s is a JSON-RPC 2.0 message", plural(s.nonBlank, "non-blank line"))
 		if s.nonBlank == 1 {
@@ -1743,6 +1829,14 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 			msg += ", whose id is different"
 		}
 		i = j
+	}
+	if s.log == logHost || s.log == logVSCode {
+		if r := s.run; r.at == 0 && r.from > 0 && f.Note == "" {
+			// A partial log (tail -n, an excerpt) may have cut the
+			// request off.
+			f.Note = fmt.Sprintf("the log starts within a run of the server (its lines from %s come before any start of it), so the request it answers may be before the log's first line", position{line: r.from})
+			msg += "; " + f.Note
+		}
 	}
 	f.Lax = lax
 	s.report(pos, levelError, kindUnmatched, msg, f)
