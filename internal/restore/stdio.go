@@ -42,10 +42,12 @@ const maxHeaderBlock = 4096
 //     16 KiB chunk) or ends with that bracket (spaces, tabs and CRs aside);
 //     only a message that ends inside a full read, followed in it by the
 //     start of something else, waits for the next read. What follows on the
-//     line passes as it arrives; another object or array after spaces is a message too,
-//     and anything else passes unchanged to the end of the line. A line's LF
-//     always ends its message: an object or array open at the LF is given to
-//     fn through the LF, as a line is.
+//     line passes as it arrives; another object or array after spaces is a
+//     message too, and anything else passes unchanged to the end of the
+//     line. A line's LF always ends its message: an object or array open at
+//     the LF is given to fn through the LF, as a line is. (In counting, a
+//     reverse solidus escapes the byte after it, within strings as JSON
+//     says and, in text that is not JSON, outside them too.)
 //
 // A block is valid framing when exactly one field is named Content-Length
 // (in any case), with no space before its colon, and its value is one or
@@ -82,7 +84,8 @@ const maxHeaderBlock = 4096
 // line, as it arrives: at most max bytes of it are ever held. Read returns as
 // soon as any bytes are ready, without waiting to fill its buffer. src's
 // error, io.EOF included, is returned once everything before it has been
-// read; what is held then (an unfinished message or block) passes unchanged.
+// read; what is held then (an unfinished message or block) passes
+// unchanged, after any message that ended within it.
 //
 // fn appends to dst what msg becomes and reports whether msg is one JSON text
 // (text) with optional whitespace around it. It is first given a whole line
