@@ -105,7 +105,9 @@ func BenchmarkProxyHTTP(b *testing.B) {
 
 // BenchmarkProxyStdioLarge measures the restoring reader on one response of
 // 1 MiB, which arrives in many reads: a tool result of text with escaped
-// quotation marks (JSON in a string), and an array of small objects.
+// quotation marks (JSON in a string), and an array of small objects; read
+// in full 16 KiB reads, and in reads of 4 KiB (a writer that flushes 4 KiB
+// at a time: every read is short).
 func BenchmarkProxyStdioLarge(b *testing.B) {
 	text := []byte(`{"jsonrpc":"2.0","id":"1","result":{"content":[{"type":"text","text":"` +
 		strings.Repeat(`{\"k\":\"lorem ipsum dolor sit\"},`, 1<<20/32) + `"}]}}` + "\n")
@@ -119,16 +121,29 @@ func BenchmarkProxyStdioLarge(b *testing.B) {
 		name string
 		in   []byte
 	}{{"text", text}, {"array", arr.Bytes()}} {
-		b.Run(bb.name, func(b *testing.B) {
-			b.SetBytes(int64(len(bb.in)))
-			for range b.N {
-				table := &restore.Table{}
-				table.Record([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
-				io.Copy(io.Discard, restoringReader(table, bytes.NewReader(bb.in), 16<<20))
-				if st := table.Stats(); st.Restored != 1 {
-					b.Fatalf("restored %d ids, want 1", st.Restored)
+		for _, reads := range []int{16 << 10, 4 << 10} {
+			b.Run(fmt.Sprintf("%s/reads=%d", bb.name, reads), func(b *testing.B) {
+				b.SetBytes(int64(len(bb.in)))
+				for range b.N {
+					table := &restore.Table{}
+					table.Record([]byte(`{"jsonrpc":"2.0","id":1,"method":"m"}`))
+					src := &shortReads{r: bytes.NewReader(bb.in), n: reads}
+					io.Copy(io.Discard, restoringReader(table, src, 16<<20))
+					if st := table.Stats(); st.Restored != 1 {
+						b.Fatalf("restored %d ids, want 1", st.Restored)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
+}
+
+// shortReads reads at most n bytes at a time from r.
+type shortReads struct {
+	r io.Reader
+	n int
+}
+
+func (s *shortReads) Read(p []byte) (int, error) {
+	return s.r.Read(p[:min(len(p), s.n)])
 }

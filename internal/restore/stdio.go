@@ -37,11 +37,13 @@ const maxHeaderBlock = 4096
 //     there. It ends at the bracket that closes it (brackets counted outside
 //     strings), and is passed to fn without waiting for the LF: a peer that
 //     writes a message without a LF and keeps its pipe open gets it at
-//     once. At once means when the read from src that brought the bracket
-//     returns, if the read was short (src had no more ready: less than a
-//     16 KiB chunk) or ends with that bracket (spaces, tabs and CRs aside);
-//     only a message that ends inside a full read, followed in it by the
-//     start of something else, waits for the next read. What follows on the
+//     once: when the read from src that brought the bracket ends with it
+//     (spaces, tabs and CRs aside). A message that a read ends after, with
+//     the start of something else (the next message cut short, bytes that
+//     are no message), waits until a read ends with a closing bracket, the
+//     line's LF or the end of src: the rules below still apply to it
+//     exactly, but following the brackets of every read would cost each
+//     long message about what fn's scan of it costs. What follows on the
 //     line passes as it arrives; another object or array after spaces is a
 //     message too, and anything else passes unchanged to the end of the
 //     line. A line's LF always ends its message: an object or array open at
@@ -99,7 +101,7 @@ func NewStdioReader(src io.Reader, max int, fn func(dst, msg []byte) (out []byte
 	if max < 1 {
 		max = 1
 	}
-	r := &StdioReader{max: max, fn: fn, full: chunkSize}
+	r := &StdioReader{max: max, fn: fn}
 	r.Src, r.F = src, r
 	return r
 }
@@ -118,8 +120,6 @@ type StdioReader struct {
 	depth    int
 	str, esc bool // within a string; after its reverse solidus
 	counted  int
-	short    bool // the chunk being fed is shorter than full: src had no more
-	full     int  // the length of a full read: chunkSize (less in tests)
 	settle   bool // follow every message as it is read (see catchUp)
 
 	// A header block being held (stHeader).
@@ -177,10 +177,7 @@ var tchar = func() (t [256]bool) {
 }()
 
 // Feed processes bytes read from src.
-func (r *StdioReader) Feed(p []byte) {
-	r.short = len(p) < r.full
-	r.feed(p)
-}
+func (r *StdioReader) Feed(p []byte) { r.feed(p) }
 
 // feed processes p.
 func (r *StdioReader) feed(p []byte) {
@@ -307,16 +304,16 @@ func (r *StdioReader) step(p []byte) []byte {
 //
 // Following the brackets costs about as much as fn's own scan, so it is
 // put off while nothing depends on it: bytes that neither end the line nor
-// make the message too long are held without being followed, unless src
-// had no more to give (a short read) or they end with a closing bracket,
-// either of which may mean the message is complete and its sender waits.
-// At the LF, fn is offered the whole line first. So a long message that
-// arrives in full reads and ends with its LF is never followed at all; what
-// the rules say is still decided exactly, only later.
+// make the message too long are held without being followed, unless they
+// end with a closing bracket (spaces, tabs and CRs aside), which may end
+// the message while its sender waits. At the LF, fn is offered the whole
+// line first. So a long message that arrives in many reads and ends with
+// its LF is followed only where a read happens to end with a closing
+// bracket; what the rules say is still decided exactly, only later.
 func (r *StdioReader) text(p []byte) []byte {
 	lf := bytes.IndexByte(p, '\n')
 	if lf < 0 && len(r.held)+len(p) <= r.max {
-		if !r.short && !r.settle && !endsWithCloser(r.held, p) {
+		if !r.settle && !endsWithCloser(r.held, p) {
 			r.held = append(r.held, p...)
 			return nil
 		}
@@ -448,11 +445,29 @@ var bracketClass = [256]uint8{'"': 1, '{': 2, '[': 2, '}': 3, ']': 3, '\\': 4}
 // strings, and returns the length of p up to and including the bracket that
 // closes it (done), or len(p). A reverse solidus escapes the byte after it,
 // within strings and (invalid JSON, where any rule that does not depend on
-// how p is cut will do) outside them. Whole 64-byte blocks are followed a
-// block at a time (see blocks), the rest byte by byte.
+// how p is cut will do) outside them. Strings are passed to their closing
+// quotation mark at once, and whole 64-byte blocks outside them a block at
+// a time (see block); the rest byte by byte.
 func (r *StdioReader) brackets(p []byte) (n int, done bool) {
 	i := 0
-	for len(p)-i >= 64 {
+	for {
+		if r.str && !r.esc {
+			// To the next quotation mark at once (a long string is
+			// passed at the speed of IndexByte, not a block at a time):
+			// it ends the string if an even run of reverse solidi is
+			// before it, counted from i, where no escape is pending.
+			k := bytes.IndexByte(p[i:], '"')
+			if k < 0 {
+				r.esc = backslashes(p[i:])%2 == 1 // the next byte is escaped
+				return len(p), false
+			}
+			r.str = backslashes(p[i:i+k])%2 == 1
+			i += k + 1
+			continue
+		}
+		if len(p)-i < 64 {
+			break
+		}
 		if k, ok := r.block(p[i : i+64]); ok {
 			return i + k, true
 		}

@@ -59,17 +59,7 @@ func (c *chunks) Read(p []byte) (int, error) {
 
 func readStdio(t testing.TB, r io.Reader, max int, fn func(dst, msg []byte) ([]byte, bool)) string {
 	t.Helper()
-	return readStdioFull(t, r, max, fn, chunkSize)
-}
-
-// readStdioFull is readStdio with reads of full bytes or more taken as full
-// reads, after which the reader puts off following brackets (see text):
-// full 1 puts it off wherever it may.
-func readStdioFull(t testing.TB, r io.Reader, max int, fn func(dst, msg []byte) ([]byte, bool), full int) string {
-	t.Helper()
-	sr := NewStdioReader(r, max, fn).(*StdioReader)
-	sr.full = full
-	got, err := io.ReadAll(sr)
+	got, err := io.ReadAll(NewStdioReader(r, max, fn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +160,6 @@ func TestStdioReader(t *testing.T) {
 				t.Errorf("%s, split at %d: got %q, want %q", tt.name, i, got, tt.want)
 				break
 			}
-			if got := readStdioFull(t, &chunks{in: []byte(tt.in), lens: []int{i}}, tt.max, markJSON, 1); got != tt.want {
-				t.Errorf("%s, split at %d, full reads: got %q, want %q", tt.name, i, got, tt.want)
-				break
-			}
 		}
 		if got := readStdio(t, strings.NewReader(tt.in), tt.max, same); got != tt.in {
 			t.Errorf("%s, nothing changed: got %q, want the input", tt.name, got)
@@ -229,21 +215,17 @@ func TestStdioReaderRestores(t *testing.T) {
 // and the start of a framed body longer than max.
 func TestStdioReaderDoesNotWait(t *testing.T) {
 	long := framed(`{"a":"` + strings.Repeat("x", 100) + `"}`)
-	for _, tt := range []struct {
-		name, in, want string
-		full           int // reads of at least full bytes are full (see readStdioFull)
-	}{
-		{"text without LF", `{"id":1}`, `<{"id":1}>`, chunkSize},
-		{"text without LF, full read", `{"id":1} `, `<{"id":1}> `, 1},
-		{"text, then the start of another", `{"id":1} {"id":`, `<{"id":1}> `, chunkSize},
-		{"framed", framed(`{"id":1}`) + "Content-Le", "Content-Length: 10\r\n\r\n" + `<{"id":1}>`, 1},
-		{"body longer than max, streamed", long[:60], long[:60], 1},
-		{"line that is not a message", "INFO started", "INFO started", 1},
+	for _, tt := range []struct{ name, in, want string }{
+		{"text without LF", `{"id":1}`, `<{"id":1}>`},
+		{"text and spaces", "{\"id\":1} \r", "<{\"id\":1}> \r"},
+		{"two texts", `{"id":1}[2]`, `<{"id":1}><[2]>`},
+		{"framed", framed(`{"id":1}`) + "Content-Le", "Content-Length: 10\r\n\r\n" + `<{"id":1}>`},
+		{"body longer than max, streamed", long[:60], long[:60]},
+		{"line that is not a message", "INFO started", "INFO started"},
 	} {
 		pr, pw := io.Pipe()
 		go pw.Write([]byte(tt.in))
 		lr := NewStdioReader(pr, 64, markJSON)
-		lr.(*StdioReader).full = tt.full
 		got := make(chan string, 1)
 		go func() {
 			buf := make([]byte, 256)
@@ -259,6 +241,36 @@ func TestStdioReaderDoesNotWait(t *testing.T) {
 			t.Errorf("%s: %q not readable within 5s while the source stayed open", tt.name, tt.want)
 		}
 		pw.Close()
+	}
+}
+
+// TestStdioReaderWaitsForCutMessage checks the one case in which a complete
+// message waits: a read that ends after it with the start of another. It is
+// passed on once a read ends with a closing bracket.
+func TestStdioReaderWaitsForCutMessage(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	lr := NewStdioReader(pr, 64, markJSON)
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 64)
+		n, _ := io.ReadAtLeast(lr, buf, len(`<{"id":1}> <{"id":2}>`))
+		got <- string(buf[:n])
+	}()
+	pw.Write([]byte(`{"id":1} {"id":`))
+	select {
+	case s := <-got:
+		t.Fatalf("read %q before the second message ended", s)
+	case <-time.After(50 * time.Millisecond):
+	}
+	pw.Write([]byte(`2}`))
+	select {
+	case s := <-got:
+		if s != `<{"id":1}> <{"id":2}>` {
+			t.Errorf("read %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing readable within 5s after a read ended with a closing bracket")
 	}
 }
 
@@ -337,7 +349,7 @@ func FuzzStdioFrames(f *testing.F) {
 		for _, b := range data {
 			lens = append(lens, 1+int(b%32))
 		}
-		if got := readStdioFull(t, &chunks{in: []byte(in.String()), lens: lens}, max, markJSON, int(data[0]%16)); got != want.String() {
+		if got := readStdio(t, &chunks{in: []byte(in.String()), lens: lens}, max, markJSON); got != want.String() {
 			t.Fatalf("max %d, reads %v:\n in %q\ngot %q\nwant %q", max, lens, in.String(), got, want.String())
 		}
 	})
@@ -366,10 +378,6 @@ func FuzzStdioReader(f *testing.F) {
 		}
 		if got := readStdio(t, &chunks{in: []byte(in), lens: lens}, max, markJSON); got != want {
 			t.Fatalf("max %d, reads %v: got %q, want %q", max, lens, got, want)
-		}
-		full := 1 + rng.Intn(8)
-		if got := readStdioFull(t, &chunks{in: []byte(in), lens: lens}, max, markJSON, full); got != want {
-			t.Fatalf("max %d, reads %v, full reads from %d bytes: got %q, want %q", max, lens, full, got, want)
 		}
 		if got := readStdio(t, &chunks{in: []byte(in), lens: lens}, max, same); got != in {
 			t.Fatalf("max %d, nothing changed: got %q", max, got)
