@@ -68,9 +68,14 @@ const maxHeaderBlock = 4096
 // body after it as far as it can be found: one JSON object or array counted
 // by its brackets, LFs included, or nothing if none starts there. Readers
 // disagree about such blocks, so no length is rewritten and nothing in the
-// body is examined. A block without any Content-Length field passes
-// unchanged, and the bytes after it are read as any others: no reader can
-// frame a body by it.
+// body is examined. A block that turns out to be none (a line in it that is
+// not a field, a control character or lone CR in a value, more than
+// maxHeaderBlock bytes) passes unchanged; if it holds a Content-Length field
+// (or, cut at the limit, begins one), the next object or array passes
+// unchanged too, unexamined, since a reader may frame that body by the
+// field, and so it does after a line of other text that names the field. A
+// block without any Content-Length field passes unchanged, and the bytes
+// after it are read as any others: no reader can frame a body by it.
 //
 // A line at a message boundary whose bytes so far could still be the start
 // of a header block (a field name, then a colon and a value) is held until
@@ -133,6 +138,16 @@ type StdioReader struct {
 	vStart    int   // offset in hdr of the Content-Length value's digits
 	vEnd      int   // and of the byte after them
 	n         int64 // the declared body length; bytes still to pass (stSkip)
+
+	// unframed: a Content-Length field passed without framing a body (in
+	// a block that turned out to be none, or within a line of other text),
+	// so the next object or array passes unchanged: a reader that takes the
+	// field frames that body by it, and a restored body would not match it.
+	unframed bool
+	// tail holds the last bytes of the line being passed (stRest), up to
+	// len("content-length")-1, to find the name across reads.
+	tail  [13]byte
+	tailN int
 }
 
 // stdioState is where a StdioReader is in its stream.
@@ -182,7 +197,7 @@ func (r *StdioReader) Feed(p []byte) { r.feed(p) }
 // feed processes p.
 func (r *StdioReader) feed(p []byte) {
 	for len(p) > 0 {
-		if r.st == stBoundary && (p[0] == '{' || p[0] == '[') {
+		if r.st == stBoundary && (p[0] == '{' || p[0] == '[') && !r.unframed {
 			// The usual line, whole in p: fn takes it if it is one
 			// JSON text, as the rules above would split it.
 			if i := bytes.IndexByte(p, '\n'); i >= 0 && i < r.max {
@@ -231,8 +246,13 @@ func (r *StdioReader) step(p []byte) []byte {
 			return p[i+1:]
 		case '{', '[':
 			r.st, r.depth, r.str, r.esc, r.counted = stText, 0, false, false, 0
+			if r.unframed {
+				// Passed unchanged: see StdioReader.unframed.
+				r.unframed = false
+				r.st = stOpaqueText
+			}
 		default:
-			r.st = stRest
+			r.st, r.tailN = stRest, 0
 		}
 		return p[i:]
 	case stText:
@@ -241,9 +261,11 @@ func (r *StdioReader) step(p []byte) []byte {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			r.Out = append(r.Out, p...)
+			r.restLength(p)
 			return nil
 		}
 		r.Out = append(r.Out, p[:i+1]...)
+		r.restLength(p[:i])
 		r.st = stBoundary
 		return p[i+1:]
 	case stHeader:
@@ -412,7 +434,7 @@ func (r *StdioReader) catchUp() bool {
 
 // endText ends the current message: st is what follows.
 func (r *StdioReader) endText(st stdioState) {
-	r.st, r.counted = st, 0
+	r.st, r.counted, r.tailN = st, 0, 0
 	r.held = r.held[:0]
 	if cap(r.held) > 4*chunkSize {
 		r.held = nil
@@ -618,7 +640,7 @@ func (r *StdioReader) header(p []byte) []byte {
 		c := p[i]
 		if len(r.hdr) >= maxHeaderBlock {
 			// Too long to be LSP's: it passes unchanged.
-			r.flushHeader()
+			r.dropHeader()
 			if r.hs == hLineStart {
 				r.st = stBoundary
 			} else {
@@ -639,7 +661,7 @@ func (r *StdioReader) header(p []byte) []byte {
 				return p[i+1:]
 			default:
 				// A line that is not a field: the block was none.
-				r.flushHeader()
+				r.dropHeader()
 				r.st = stBoundary
 				return p[i:]
 			}
@@ -699,7 +721,7 @@ func (r *StdioReader) header(p []byte) []byte {
 		case hEmptyCR:
 			if c != '\n' {
 				// A line holding a CR and more: the block was none.
-				r.flushHeader()
+				r.dropHeader()
 				r.st = stLine
 				return p[i:]
 			}
@@ -715,9 +737,74 @@ func (r *StdioReader) header(p []byte) []byte {
 // notHeader passes on the bytes held as a header block, which p's first
 // byte shows is none, and the rest of the current line after them.
 func (r *StdioReader) notHeader(p []byte) []byte {
-	r.flushHeader()
+	r.dropHeader()
 	r.st = stRest
 	return p
+}
+
+// dropHeader passes on the bytes held as a header block that turned out to
+// be none (or too long to be LSP's) unchanged, noting whether they hold a
+// Content-Length field, or begin one that the rest of the line may end:
+// then the next object or array is unframed.
+func (r *StdioReader) dropHeader() {
+	name := r.hdr[r.lineStart:]
+	if r.hs != hLineStart && r.hs != hName && r.colon >= r.lineStart {
+		name = r.hdr[r.lineStart:r.colon]
+	}
+	name = name[:trimOWS(name, len(name), -1)]
+	const cl = "content-length"
+	switch {
+	case r.lengths > 0:
+		r.unframed = true
+	case r.hs == hName && len(name) <= len(cl) && bytes.EqualFold(name, []byte(cl[:len(name)])):
+		r.unframed = true // the name may go on after the block's end
+	case r.hs != hLineStart && bytes.EqualFold(name, []byte(cl)):
+		r.unframed = true
+	}
+	// What is held of the current line goes before the rest of it, which
+	// stRest may pass (see restLength).
+	r.tailN = copy(r.tail[:], r.hdr[max(r.lineStart, len(r.hdr)-len(r.tail)):])
+	r.flushHeader()
+}
+
+// restLength notes whether p, the next bytes of a line passed as it is
+// (stRest), holds a field name Content-Length in any case, counting the
+// line's bytes before it (r.tail): then the next object or array is
+// unframed. The name alone is enough: a line of other text that mentions
+// it costs at most the restoring of one message.
+func (r *StdioReader) restLength(p []byte) {
+	const cl = "content-length"
+	if r.tailN > 0 {
+		// Across the boundary: the tail's bytes followed by p's first.
+		var buf [2 * len(cl)]byte
+		n := copy(buf[:], r.tail[:r.tailN])
+		n += copy(buf[n:], p[:min(len(p), len(cl)-1)])
+		if containsFold(buf[:n], cl) {
+			r.unframed = true
+		}
+	}
+	if containsFold(p, cl) {
+		r.unframed = true
+	}
+	k := max(0, len(p)-len(r.tail))
+	if len(p) < len(r.tail) {
+		// Keep what the tail held before p, shifted.
+		keep := min(r.tailN, len(r.tail)-len(p))
+		copy(r.tail[:], r.tail[r.tailN-keep:r.tailN])
+		r.tailN = keep + copy(r.tail[keep:], p)
+		return
+	}
+	r.tailN = copy(r.tail[:], p[k:])
+}
+
+// containsFold reports whether p contains s (lower case ASCII) in any case.
+func containsFold(p []byte, s string) bool {
+	for i := 0; i+len(s) <= len(p); i++ {
+		if p[i]|0x20 == s[0] && bytes.EqualFold(p[i:i+len(s)], []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // flushHeader passes on the bytes held as a header block unchanged.
