@@ -418,8 +418,9 @@
 // Content-Length is rewritten when a restored id changes the body's length.
 // Everything else passes unchanged: lines that hold no object or array,
 // header blocks without a valid Content-Length (and the body after one that
-// names Content-Length but is malformed or repeated), and messages longer
-// than -max-message-size.
+// names Content-Length but is malformed, repeated, or in a block that turns
+// out to be none, or in a line of other text: a reader may frame that body
+// by it), and messages longer than -max-message-size.
 //
 // The proxy exits with COMMAND's exit status (128+N when signal N ended
 // it); SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the proxy
