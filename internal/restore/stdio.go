@@ -868,6 +868,11 @@ func trimOWS(b []byte, i, dir int) int {
 // endBlock decides what the header block held in r.hdr, ended by its empty
 // line, frames.
 func (r *StdioReader) endBlock() {
+	if r.lengths > 0 {
+		// This block's Content-Length decides its body (framed, skipped,
+		// or opaque when malformed), not one passed before it.
+		r.unframed = false
+	}
 	switch {
 	case r.lengths == 0:
 		r.flushHeader()

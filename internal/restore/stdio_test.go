@@ -146,6 +146,7 @@ func TestStdioReader(t *testing.T) {
 		{"folded line", "Content-Length: 7\r\n x\r\n\r\n{}\n", 64, "Content-Length: 7\r\n x\r\n\r\n{}\n"},
 		{"folded line, then a message", "Content-Length: 7\r\n x\r\n\r\n{}\n{}\n", 64, "Content-Length: 7\r\n x\r\n\r\n{}\n<{}>\n"},
 		{"field after the block's start", "X-A: 1\r\nContent-Length: 7\r\n\x01\r\n{}\n", 64, "X-A: 1\r\nContent-Length: 7\r\n\x01\r\n{}\n"},
+		{"field within a line, then a framed message", "ready Content-Length: 2\r\n" + framed(`{}`) + "{}\n", 64, "ready Content-Length: 2\r\n" + framed(`<{}>`) + "<{}>\n"},
 		{"field within a line", "ready Content-Length: 2\r\n\r\n{}\n{}\n", 64, "ready Content-Length: 2\r\n\r\n{}\n<{}>\n"},
 		{"field after a message on its line", "{}Content-Length: 2\r\n\r\n{}\n", 64, "<{}>Content-Length: 2\r\n\r\n{}\n"},
 		{"field name across the block limit", strings.Repeat("X-Log: aaaaaaaaaa\r\n", 215) + "Content-Length: 2\r\n\r\n{}\n", 64,
