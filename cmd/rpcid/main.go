@@ -265,7 +265,8 @@
 //     response), which may still get an answer of its own; if it never does,
 //     its unanswered-request finding says the null-id response is likely (or
 //     may be) its answer. A JSON-RPC error in a HAR response other than 2xx
-//     whose id is null, missing or no request's is not one: it is the HTTP
+//     whose id is null, missing or no request's sent before it in its
+//     session is not one: it is the HTTP
 //     transport refusing the HTTP request (400 "Bad Request: No valid
 //     session ID provided", 404 "Session not found"), and the requests of
 //     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed

@@ -142,7 +142,7 @@ func TestRefusalIDs(t *testing.T) {
 		want   string
 	}{
 		{"null id", 400, refusal(`"id":null,`), never + "a null id)\n"},
-		{"id of no request", 400, refusal(`"id":"server-error",`), never + "the id \"server-error\", which no request has)\n"},
+		{"id of no request", 400, refusal(`"id":"server-error",`), never + "the id \"server-error\", which matches no request sent before it in its session)\n"},
 		{"no id", 400, refusal(``), never + "no id)\n"},
 		{"the request's id", 400, refusal(`"id":1,`), ""},
 		{"no id, status 200", 200, refusal(``),

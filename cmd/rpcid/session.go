@@ -687,6 +687,10 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 			reqWord(server), show(raw), t.method(x), s.describe(y))
 		s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
 		s.retire(sd, key, y, true) // cancelled: nothing more is checked of it
+		// The server may still answer the cancelled request (MCP lets the
+		// answer cross the notification): one response more than the new
+		// request takes is that, not a second answer.
+		r.flags |= fLate
 	}
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
@@ -818,7 +822,7 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 			return
 		}
 		if _, ok := sd.get(keyOf(id)); !ok {
-			s.refuse(errRaw, "the id "+show(raw)+", which no request has")
+			s.refuse(errRaw, "the id "+show(raw)+", which matches no request sent before it in its session")
 			return
 		}
 	}
@@ -858,6 +862,13 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	x, ok := sd.get(keyOf(id))
+	if ok && t.at(x).flags&(fAnswered|fLate) == fAnswered|fLate {
+		// The late answer to the cancelled request whose id x reused (or
+		// x's own, the first being the cancelled one's): the capture
+		// cannot tell which, and neither is wrong.
+		t.at(x).flags &^= fLate
+		return
+	}
 	if ok && t.at(x).flags&fAnswered != 0 {
 		f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(x)}
 		at := s.answeredAt(x)
@@ -930,6 +941,14 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 
 	if t.promoteDup(sd, key, x) {
 		r.flags |= fDropped
+		if r.flags&fLate != 0 {
+			// The late answer may still come: after the requests queued
+			// with the id.
+			if y, ok := sd.get(key); ok {
+				t.at(y).flags |= fLate
+			}
+			r.flags &^= fLate
+		}
 	}
 	r.flags |= fAnswered
 	r.setAns(pos.n())

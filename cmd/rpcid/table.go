@@ -38,6 +38,7 @@ const (
 	fNullNote                      // note is the line or entry of the null-id response likely answering it
 	fNullMaybe                     // with fNullNote: that response may instead answer a request sent with a null id again
 	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
+	fLate                          // sent with the id of a cancelled request: one response more is the late answer to that one
 )
 
 // A request is one request of the capture: pending, or answered and kept a
