@@ -119,14 +119,14 @@ const (
 	kindNullRequest     = "null-request-id"
 	kindNullResponse    = "null-id-response"
 	kindInvalid         = "invalid-message"
-	kindUnendedEvent    = "unended-event"
+	kindAmbiguousEvent  = "ambiguous-event"
 	kindAnsweredTwice   = "answered-twice"
 	kindNothing         = "nothing-to-check"
 )
 
 // kinds lists every finding kind, for the usage text and its tests.
 var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAnsweredTwice, kindUnanswered,
-	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindUnendedEvent, kindNothing}
+	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindAmbiguousEvent, kindNothing}
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {

@@ -841,8 +841,11 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 	dispatch := func() {
 		if hasData {
 			event++
+			// go-sdk and mcp-go compare the type without spaces around
+			// it; the SSE standard (browsers, the TypeScript SDK) does not.
+			spaced := len(typ) > 0 && string(typ) != "message" && string(bytes.TrimSpace(typ)) == "message"
 			switch {
-			case len(typ) > 0 && string(typ) != "message":
+			case len(typ) > 0 && string(typ) != "message" && !spaced:
 				// Not a message (such as the HTTP+SSE "endpoint" event), as
 				// the SSE standard dispatches it and httpid reads it.
 				t := showString(string(typ))
@@ -857,6 +860,9 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 					break
 				}
 				s.event = event
+				if spaced && (s.strict || isJSONRPC(bytes.TrimSpace(data))) {
+					s.report(pos, levelWarning, kindAmbiguousEvent, fmt.Sprintf("%sevent %d: its type is %q, \"message\" with spaces around it: go-sdk and mcp-go read it as a message (they trim the type), and clients that follow the SSE standard (browsers, the TypeScript SDK) ignore it", loc, event, showString(string(typ))), s.where())
+				}
 				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
 				s.event = 0
 			}
@@ -904,7 +910,8 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 			}
 		}
 	}
-	if hasData && (len(typ) == 0 || string(typ) == "message") && len(bytes.TrimSpace(data)) > 0 && s.cut == "" {
+	if hasData && (len(typ) == 0 || string(bytes.TrimSpace(typ)) == "message") && len(bytes.TrimSpace(data)) > 0 && s.cut == "" &&
+		(s.strict || isJSONRPC(bytes.TrimSpace(data))) {
 		// "If the file ends in the middle of an event, before the final
 		// empty line, the incomplete event is not dispatched" (WHATWG
 		// HTML, section 9.2.6), as browsers and the TypeScript SDK do (its
@@ -912,9 +919,10 @@ func (s *session) sse(pos position, loc string, dir direction, body []byte) {
 		// deliver it. Whether the stream ended there or the capture was
 		// written while it was open (or a tool trimmed the text), the bytes
 		// do not tell: the event is read as a message, with a warning. (A
-		// body cut short says so already; see body.)
+		// body cut short says so already; see body. A page's own stream,
+		// which holds no JSON-RPC, is passed over.)
 		s.event = event + 1
-		s.report(pos, levelWarning, kindUnendedEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it", loc, event+1), s.where())
+		s.report(pos, levelWarning, kindAmbiguousEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it", loc, event+1), s.where())
 		s.event = 0
 	}
 	dispatch()

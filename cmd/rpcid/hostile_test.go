@@ -122,7 +122,7 @@ func TestCutBody(t *testing.T) {
 
 // TestUnendedEvent checks that an event-stream body ending in an event
 // without the blank line that ends it (LF, CR, CRLF or no line end at all
-// after its last data line) draws an unended-event warning, and that the
+// after its last data line) draws an ambiguous-event warning, and that the
 // event is read as a message still: the capture cannot tell whether the
 // stream ended there.
 func TestUnendedEvent(t *testing.T) {
@@ -166,5 +166,32 @@ checked 1 file: 7 messages (3 requests, 3 responses, 1 notification); 2 errors, 
 `
 	if out != want {
 		t.Errorf("check says\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestAmbiguousEventType checks that an event typed "message" with spaces
+// around it is read as a message, as go-sdk and mcp-go read it, with an
+// ambiguous-event warning saying who ignores it; that a page's own event
+// stream (no JSON-RPC) ending without its blank line draws no warning; and
+// that another type is still not a message.
+func TestAmbiguousEventType(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	answer := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+	for _, c := range []struct {
+		name string
+		e    [][6]any
+		want string
+	}{
+		{"spaced type", [][6]any{{"POST", "", req, 200, "text/event-stream", "event:  message \n" + answer}},
+			"<stdin>:entry 1: warning: response body: event 1: its type is \" message \", \"message\" with spaces around it: go-sdk and mcp-go read it as a message (they trim the type), and clients that follow the SSE standard (browsers, the TypeScript SDK) ignore it\n"},
+		{"page stream", [][6]any{{"POST", "", req, 200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+			{"GET", "", "", 200, "text/event-stream", "data: {\"tick\":1}\n\ndata: {\"tick\":2}\n"}}, ""},
+		{"other type", [][6]any{{"POST", "", req, 200, "text/event-stream", "event: messages\n" + answer}},
+			"<stdin>:entry 1: error: request 1 (ping) was never answered (its HTTP response (status 200, text/event-stream) held no response with its id)\n"},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(harOf(t, c.e...)), "check", "-")
+		if findings, _, _ := strings.Cut(out, "checked "); findings != c.want {
+			t.Errorf("%s: check says\n%s\nwant findings\n%s", c.name, out, c.want)
+		}
 	}
 }

@@ -280,8 +280,11 @@
 //     error member is named twice or only by a case variant ("ID"), which
 //     encoding/json and exact readers read differently, or whose id the rule
 //     refuses (a number beyond ErrRange's bound); checking goes on.
-//   - unended-event (warning): a HAR event-stream body that ends in an event
-//     without the blank line that ends it: if the stream ended there, clients
+//   - ambiguous-event (warning): a HAR event-stream event holding JSON-RPC
+//     that SSE clients read differently: its type is "message" with spaces
+//     around it (go-sdk and mcp-go trim it and read a message, so check
+//     does; browsers and the TypeScript SDK ignore the event), or the body
+//     ends in it without the blank line that ends it: if the stream ended there, clients
 //     that follow the SSE standard (WHATWG HTML 9.2.6: browsers, the
 //     TypeScript SDK) discard the event, and go-sdk and mcp-go deliver it.
 //     The capture cannot tell whether the stream had ended, so the event is
