@@ -1148,12 +1148,32 @@ func jsonExtent(b []byte) int {
 	return len(b)
 }
 
+// startsLikeJSONText reports whether data, after JSON whitespace, starts
+// with the bracket of an object or array, as every JSON-RPC message does.
+func startsLikeJSONText(data []byte) bool {
+	for _, c := range data {
+		if !isJSONSpace(c) {
+			return c == '{' || c == '['
+		}
+	}
+	return false
+}
+
 // payload handles one JSON text that should be a message or a batch. loc
 // prefixes messages about its validity; column is the 1-based column of its
 // first byte on a JSON Lines line, or 0 for a HAR body.
 func (s *session) payload(pos position, loc string, dir direction, data []byte, column int) {
 	msgs, batch, err := scanText(s.msgs[:0], &s.scanned, data)
 	s.msgs = msgs[:0]
+	if err != nil && s.har && !s.strict && !startsLikeJSONText(data) {
+		// Text that is not JSON at all, in a body or event nothing asks
+		// to be JSON-RPC (a page's event stream of heartbeats, such as
+		// webpack-hot-middleware's "data: 💓"): passed over, as JSON
+		// without JSON-RPC is. What starts like an object or array is
+		// reported: it may be a broken message.
+		s.passed = true
+		return
+	}
 	if err != nil {
 		where := ""
 		f := s.where()

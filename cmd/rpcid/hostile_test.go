@@ -195,3 +195,30 @@ func TestAmbiguousEventType(t *testing.T) {
 		}
 	}
 }
+
+// TestPageStreamText checks that text that is not JSON at all, in a body or
+// event nothing asks to be JSON-RPC (a dev server's heartbeat stream, as
+// webpack-hot-middleware sends "data: 💓"), is passed over like JSON without
+// JSON-RPC, while what starts like an object or array there, and any text
+// in the answer to a JSON-RPC request, is reported as not JSON.
+func TestPageStreamText(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	ok := [6]any{"POST", "", req, 200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`}
+	for _, c := range []struct {
+		name string
+		e    [][6]any
+		want string
+	}{
+		{"heartbeats", [][6]any{ok, {"GET", "", "", 200, "text/event-stream", "data: 💓\n\ndata: hello world\n\n"}}, ""},
+		{"broken object", [][6]any{ok, {"GET", "", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\n\n"}},
+			"<stdin>:entry 2: error: response body: event 1: not JSON at byte offset 17: unexpected end of input\n"},
+		{"text answering a request", [][6]any{{"POST", "", req, 200, "text/event-stream", "data: hello\n\n"}},
+			"<stdin>:entry 1: error: response body: event 1: not JSON at byte offset 0: invalid character at start of value ('h')\n" +
+				"<stdin>:entry 1: error: request 1 (ping) was never answered (its HTTP response (status 200, text/event-stream) held no response with its id)\n"},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(harOf(t, c.e...)), "check", "-")
+		if findings, _, _ := strings.Cut(out, "checked "); findings != c.want {
+			t.Errorf("%s: check says\n%s\nwant findings\n%s", c.name, out, c.want)
+		}
+	}
+}

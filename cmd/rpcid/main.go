@@ -60,7 +60,9 @@
 //     back or one per line, and an event stream, of which one holds such
 //     a message. JSON that is no JSON-RPC, as a
 //     browser's HAR holds beside an MCP session (OAuth documents, REST
-//     calls, a page's own event streams), is passed over, not reported: a
+//     calls, a page's own event streams), and text that is not JSON at all
+//     where nothing asks for JSON-RPC (a dev server's heartbeat events), are
+//     passed over, not reported: a
 //     body, event or frame without a "jsonrpc" member that has neither a
 //     "method" nor an "id" with a "result" or "error", or that is the body
 //     of a response whose status is not 2xx (OAuth's
