@@ -209,7 +209,7 @@ func TestProxyBinaryFraming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stdout := startPiped2(t, cmd, stdin)
+		stdout := startPipedStdin(t, cmd, stdin)
 		br := bufio.NewReader(stdout)
 		for _, tt := range []struct{ req, want string }{
 			{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`},
@@ -241,7 +241,7 @@ func TestProxyBinaryFraming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stdout := startPiped2(t, cmd, stdin)
+		stdout := startPipedStdin(t, cmd, stdin)
 		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
 		want := `{"jsonrpc":"2.0","id":1,"result":{}}`
 		got := make(chan string, 1)
@@ -265,10 +265,10 @@ func TestProxyBinaryFraming(t *testing.T) {
 	})
 }
 
-// startPiped2 starts cmd, whose standard input pipe stdin is already made,
-// with a pipe for its standard output, which it returns; the process is
-// killed when the test ends.
-func startPiped2(t *testing.T, cmd *exec.Cmd, stdin io.Closer) io.Reader {
+// startPipedStdin starts cmd, whose standard input pipe stdin is already
+// made, with a pipe for its standard output, which it returns; the process
+// is killed, and stdin closed, when the test ends.
+func startPipedStdin(t *testing.T, cmd *exec.Cmd, stdin io.Closer) io.ReadCloser {
 	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -449,16 +449,5 @@ func startPiped(t *testing.T, cmd *exec.Cmd) io.ReadCloser {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		cmd.Process.Kill()
-	})
-	return stdout
+	return startPipedStdin(t, cmd, stdin)
 }
