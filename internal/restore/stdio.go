@@ -9,6 +9,11 @@ import (
 	"strconv"
 )
 
+// followAlways is the length in bytes up to which a newline-framed message
+// is followed at every read (see NewStdioReader): following costs about
+// what fn's scan does, which only long messages feel.
+const followAlways = 64 << 10
+
 // maxHeaderBlock is the length in bytes of the longest header block a
 // StdioReader examines, its empty line included. LSP's headers are two short
 // fields; a longer block passes unchanged (see NewStdioReader).
@@ -37,13 +42,13 @@ const maxHeaderBlock = 4096
 //     there. It ends at the bracket that closes it (brackets counted outside
 //     strings), and is passed to fn without waiting for the LF: a peer that
 //     writes a message without a LF and keeps its pipe open gets it at
-//     once: when the read from src that brought the bracket ends with it
-//     (spaces, tabs and CRs aside). A message that a read ends after, with
-//     the start of something else (the next message cut short, bytes that
-//     are no message), waits until a read ends with a closing bracket, the
-//     line's LF or the end of src: the rules below still apply to it
-//     exactly, but following the brackets of every read would cost each
-//     long message about what fn's scan of it costs. What follows on the
+//     once, when the read from src that brought the bracket returns. A
+//     message longer than 64 KiB is passed then only if that read ends with
+//     the bracket (spaces, tabs and CRs aside); one that a read ends after,
+//     with the start of something else, waits until a read ends with a
+//     closing bracket, the line's LF or the end of src: the rules below
+//     still apply to it exactly, but following the brackets of every read
+//     would cost each long message about what fn's scan of it costs. What follows on the
 //     line passes as it arrives; another object or array after spaces is a
 //     message too, and anything else passes unchanged to the end of the
 //     line. A line's LF always ends its message: an object or array open at
@@ -335,7 +340,7 @@ func (r *StdioReader) step(p []byte) []byte {
 func (r *StdioReader) text(p []byte) []byte {
 	lf := bytes.IndexByte(p, '\n')
 	if lf < 0 && len(r.held)+len(p) <= r.max {
-		if !r.settle && !endsWithCloser(r.held, p) {
+		if !r.settle && !endsWithCloser(r.held, p) && len(r.held)+len(p) > followAlways {
 			r.held = append(r.held, p...)
 			return nil
 		}

@@ -254,33 +254,67 @@ func TestStdioReaderDoesNotWait(t *testing.T) {
 	}
 }
 
-// TestStdioReaderWaitsForCutMessage checks the one case in which a complete
-// message waits: a read that ends after it with the start of another. It is
-// passed on once a read ends with a closing bracket.
-func TestStdioReaderWaitsForCutMessage(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	lr := NewStdioReader(pr, 64, markJSON)
-	got := make(chan string, 1)
-	go func() {
-		buf := make([]byte, 64)
-		n, _ := io.ReadAtLeast(lr, buf, len(`<{"id":1}> <{"id":2}>`))
-		got <- string(buf[:n])
-	}()
-	pw.Write([]byte(`{"id":1} {"id":`))
-	select {
-	case s := <-got:
-		t.Fatalf("read %q before the second message ended", s)
-	case <-time.After(50 * time.Millisecond):
-	}
-	pw.Write([]byte(`2}`))
-	select {
-	case s := <-got:
-		if s != `<{"id":1}> <{"id":2}>` {
-			t.Errorf("read %q", s)
+// TestStdioReaderCutMessage checks that a message that a read brings with
+// the start of the next one after it is passed on at once, without waiting
+// for a read that ends with a closing bracket (a client that writes a
+// request and the start of its next message, then waits for the answer,
+// would wait for ever), and that one longer than followAlways waits for
+// such a read, as documented.
+func TestStdioReaderCutMessage(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		first     string
+		wantFirst string
+		at        bool // the first message is readable before the second ends
+	}{
+		{"short", `{"id":1}`, `<{"id":1}>`, true},
+		{"long", `{"id":"` + strings.Repeat("x", followAlways) + `"}`, `<{"id":"` + strings.Repeat("x", followAlways) + `"}>`, false},
+	} {
+		pr, pw := io.Pipe()
+		lr := NewStdioReader(pr, 1<<20, markJSON)
+		got := make(chan string, 2)
+		go func() {
+			buf := make([]byte, len(c.wantFirst))
+			n, _ := io.ReadFull(lr, buf)
+			got <- string(buf[:n])
+			rest := make([]byte, len(` <{"id":2}>`))
+			m, _ := io.ReadFull(lr, rest)
+			got <- string(rest[:m])
+		}()
+		go pw.Write([]byte(c.first + ` {"id":`))
+		select {
+		case s := <-got:
+			if !c.at {
+				t.Fatalf("%s: read %.40q before the second message ended", c.name, s)
+			}
+			if s != c.wantFirst {
+				t.Errorf("%s: read %.40q, want %.40q", c.name, s, c.wantFirst)
+			}
+		case <-time.After(100 * time.Millisecond):
+			if c.at {
+				t.Fatalf("%s: the first message is not readable within 100ms while the second is open", c.name)
+			}
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("nothing readable within 5s after a read ended with a closing bracket")
+		pw.Write([]byte(`2}`))
+		if !c.at {
+			select {
+			case s := <-got:
+				if s != c.wantFirst {
+					t.Errorf("%s: read %.40q, want %.40q", c.name, s, c.wantFirst)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: nothing readable within 5s after a read ended with a closing bracket", c.name)
+			}
+		}
+		select {
+		case s := <-got:
+			if s != ` <{"id":2}>` {
+				t.Errorf("%s: then read %q", c.name, s)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the second message is not readable within 5s", c.name)
+		}
+		pw.Close()
 	}
 }
 
