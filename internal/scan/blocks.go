@@ -82,6 +82,9 @@ func classifyRef(b []byte, out []uint64) {
 // where the block's masks stop, and so is UTF-8 where classifyUTF8 does not
 // check it.
 func blocks(data []byte, i int) int {
+	if useAVX2 {
+		return blocksAVX2(data, i)
+	}
 	var m [blockBatch * masks]uint64
 	// prev is the 16 bytes before the batch, for classifyUTF8: zeros
 	// before the first, which data[i] starts, not continues.
@@ -184,6 +187,90 @@ func blocks(data []byte, i int) int {
 		return i - 1 // a reverse solidus whose escape is in the tail
 	}
 	return seqStart(data, i, from) // a UTF-8 sequence that reaches into the tail
+}
+
+// blocksAVX2 is blocks where classifyUTF8 checks UTF-8 with AVX2: its loop
+// over blocks, in stringBlocksAVX2, returns only at a block with a byte to
+// look at or an error of UTF-8, so that a long string costs one call.
+func blocksAVX2(data []byte, i int) int {
+	from := i
+	carry := uint64(0) // 1 if the first byte of the next block is escaped
+	prev := &noBytes   // the 16 bytes before data[i]: none of a sequence
+	for len(data)-i >= 64 {
+		n := (len(data) - i) &^ 63
+		k, stop, esc, cin, cout, bad := stringBlocksAVX2(data[i:i+n], carry, prev)
+		carry = cout
+		if k == n {
+			i += n
+			break
+		}
+		base := i + k
+		if bad {
+			// As in blocks: str finds from the block's first byte (or the
+			// reverse solidus that escapes it, or the start of a sequence
+			// that reaches into it) what stops the string.
+			if cin != 0 {
+				return base - 1
+			}
+			return seqStart(data, base, from)
+		}
+		for ; stop != 0; stop &= stop - 1 {
+			j := bits.TrailingZeros64(stop)
+			at := base + j
+			if esc>>j&1 == 0 {
+				return at // a quotation mark or a control character
+			}
+			// An escape other than the simple ones: \u of a code point
+			// that is no surrogate is checked here, the rest by str, from
+			// its reverse solidus.
+			if r := hex4(data[at+1:]); data[at] != 'u' || r < 0 || utf16.IsSurrogate(r) {
+				return at - 1
+			}
+		}
+		i = base + 64
+		prev = (*[16]byte)(data[i-16 : i])
+	}
+	if carry != 0 {
+		return i - 1 // a reverse solidus whose escape is in the tail
+	}
+	return seqStart(data, i, from) // a UTF-8 sequence that reaches into the tail
+}
+
+// noBytes is 16 zero bytes: no UTF-8 sequence reaches past them.
+var noBytes [16]byte
+
+// stringBlocksRef is what stringBlocksAVX2 computes, in Go.
+func stringBlocksRef(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool) {
+	var m [blockBatch * masks]uint64
+	p := *prev
+	for ; k < len(b); k += 64 {
+		cin = carry
+		if classifyUTF8Ref(b[k:k+64], m[:], &p) != 0 {
+			return k, 0, 0, cin, 0, true
+		}
+		q, sol, ctl := m[maskQuote], m[maskSolidus], m[maskStop]
+		esc, cout = 0, 0
+		stop = q | ctl
+		if sol|carry != 0 {
+			bs := sol &^ carry
+			follows := bs<<1 | carry
+			oddStarts := bs &^ evenBits &^ follows
+			ends, c := bits.Add64(oddStarts, bs, 0)
+			esc, cout = (evenBits^ends<<1)&follows, c
+			simple := uint64(0)
+			for j, c := range b[k : k+64] {
+				if c != '"' && c != '\\' && escapes[c] {
+					simple |= 1 << j
+				}
+			}
+			stop = q&^esc | ctl | esc&^(simple|q|sol)
+		}
+		if stop != 0 {
+			return k, stop, esc, cin, cout, false
+		}
+		carry = cout
+	}
+	return len(b), 0, 0, carry, carry, false
 }
 
 // seqStart returns the offset of the first byte of the UTF-8 sequence that

@@ -213,50 +213,55 @@ func testBlocksUTF8(t *testing.T) {
 	}
 }
 
-// classifyBlocksUTF8 and classifyBlocksAVX2 agree with classifyUTF8Ref:
-// every pair of a byte 80-FF and any byte, alone and followed by 80, BF 80
-// and 80 41, at 14 offsets around the boundaries of 16-byte lanes, 32-byte
-// halves and blocks, and cut between prev and the block; and random batches
-// of every length with random bytes before them.
+// classifyBlocksUTF8 agrees with classifyUTF8Ref, and stringBlocksAVX2
+// with stringBlocksRef (which checks UTF-8 with classifyUTF8Ref): every
+// pair of a byte 80-FF and any byte, alone and followed by 80, BF 80 and 80
+// 41, at 14 offsets around the boundaries of 16-byte lanes, 32-byte halves
+// and blocks, and cut between prev and the block; and random batches of
+// every length with random bytes before them.
 func TestClassifyBlocksUTF8(t *testing.T) {
-	// The assembly paths this processor has, each checked against the
-	// reference for the same input (computed once).
-	var paths []func(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64
-	var names []string
-	for _, p := range blockPaths[1:] {
-		if p.avx2 && !canAVX2 || !p.avx2 && !canUTF8 {
-			t.Logf("%s not here (or turned off by GODEBUG): not tried", p.name)
-			continue
-		}
-		utf8, avx2 := p.utf8, p.avx2
-		paths = append(paths, func(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
-			savedUTF8, savedAVX2 := useUTF8, useAVX2
-			useUTF8, useAVX2 = utf8, avx2
-			defer func() { useUTF8, useAVX2 = savedUTF8, savedAVX2 }()
-			return classifyUTF8(b, out, prev)
-		})
-		names = append(names, p.name)
+	if !canUTF8 && !canAVX2 {
+		t.Skip("classifyBlocksUTF8 and stringBlocksAVX2 need SSSE3 or AVX2 on amd64 (and GODEBUG not turning them off), and are not built with purego")
 	}
-	if len(paths) == 0 {
-		t.Skip("classifyBlocksUTF8 and classifyBlocksAVX2 need SSSE3 or AVX2 on amd64 (and GODEBUG not turning them off), and are not built with purego")
+	if !canUTF8 {
+		t.Log("ssse3 not here (or turned off by GODEBUG): classifyBlocksUTF8 not tried")
 	}
+	if !canAVX2 {
+		t.Log("avx2 not here (or turned off by GODEBUG): stringBlocksAVX2 not tried")
+	}
+	saved := useUTF8
+	useUTF8 = true
+	defer func() { useUTF8 = saved }()
 	var got [blockBatch * masks]uint64
 	want := make([]uint64, blockBatch*masks)
 	check := func(b []byte, prev [16]byte) {
 		t.Helper()
+		if canAVX2 {
+			for carry := uint64(0); carry < 2; carry++ {
+				p := prev
+				k, stop, esc, cin, cout, bad := stringBlocksAVX2(b, carry, &p)
+				wk, wstop, wesc, wcin, wcout, wbad := stringBlocksRef(b, carry, &p)
+				if k != wk || bad != wbad || !bad && (stop != wstop || esc != wesc || cout != wcout) || cin != wcin {
+					t.Fatalf("stringBlocksAVX2(%q, %d, %q) = %d %#x %#x %d %d %v, want %d %#x %#x %d %d %v",
+						b, carry, prev, k, stop, esc, cin, cout, bad, wk, wstop, wesc, wcin, wcout, wbad)
+				}
+			}
+		}
+		if !canUTF8 {
+			return
+		}
 		p2 := prev
 		wantBad := classifyUTF8Ref(b, want, &p2)
-		for k, classify := range paths {
-			got = [blockBatch * masks]uint64{}
-			p1 := prev
-			gotBad := classify(b, &got, &p1)
-			if gotBad != wantBad || p1 != p2 {
-				t.Fatalf("%s: %q after %q: bad %b, want %b; prev %q, want %q", names[k], b, prev, gotBad, wantBad, p1, p2)
-			}
-			for j := 0; j < len(b)/64*masks; j++ {
-				if got[j] != want[j] {
-					t.Fatalf("%s: block %d mask %d of %q: %#x, want %#x", names[k], j/masks, j%masks, b[j/masks*64:j/masks*64+64], got[j], want[j])
-				}
+		got = [blockBatch * masks]uint64{}
+		p1 := prev
+		gotBad := classifyUTF8(b, &got, &p1) // classifyBlocksUTF8, useUTF8 being set
+
+		if gotBad != wantBad || p1 != p2 {
+			t.Fatalf("%q after %q: bad %b, want %b; prev %q, want %q", b, prev, gotBad, wantBad, p1, p2)
+		}
+		for j := 0; j < len(b)/64*masks; j++ {
+			if got[j] != want[j] {
+				t.Fatalf("block %d mask %d of %q: %#x, want %#x", j/masks, j%masks, b[j/masks*64:j/masks*64+64], got[j], want[j])
 			}
 		}
 	}
@@ -394,4 +399,43 @@ func iterations(n int) int {
 		return n / 5
 	}
 	return n
+}
+
+// stringBlocksAVX2 agrees with stringBlocksRef on every result: random
+// batches of blocks made of escapes (runs of reverse solidi across block
+// boundaries, \u, invalid ones), quotation marks, control characters and
+// UTF-8 (valid, invalid, cut between prev and the batch), with each carry.
+func TestStringBlocksAVX2(t *testing.T) {
+	if !canAVX2 {
+		t.Skip("stringBlocksAVX2 needs AVX2 on amd64 (and GODEBUG not turning it off), and is not built with purego")
+	}
+	pieces := []string{"a", "0123456789abcdef", `\\`, `\"`, `\n`, `\/`, `\b`, `\f`, `\r`, `\t`, `\u00e9`, `\ud83d`, `\q`, `\`, `"`,
+		"\x01", "\x1f", " ", "é", "€", "😀", "東", "\x80", "\xff", "\xed\xa0\x80", "\xe0\x80", "\xe2\x82", "\x7f"}
+	r := rand.New(rand.NewPCG(13, 14))
+	for n := 0; n < iterations(200000); n++ {
+		b := make([]byte, 64*(1+r.IntN(6)))
+		for j := 0; j < len(b); {
+			p := pieces[r.IntN(len(pieces))]
+			if r.IntN(3) > 0 { // mostly bytes that do not stop a block
+				p = pieces[r.IntN(12)]
+			}
+			j += copy(b[j:], p)
+		}
+		var prev [16]byte
+		switch r.IntN(4) {
+		case 0:
+			for j := range prev {
+				prev[j] = byte(r.Uint32())
+			}
+		case 1:
+			copy(prev[13:], pieces[16+r.IntN(len(pieces)-16)])
+		}
+		carry := uint64(r.IntN(2))
+		k, stop, esc, cin, cout, bad := stringBlocksAVX2(b, carry, &prev)
+		wk, wstop, wesc, wcin, wcout, wbad := stringBlocksRef(b, carry, &prev)
+		if k != wk || bad != wbad || !bad && (stop != wstop || esc != wesc || cout != wcout) || cin != wcin {
+			t.Fatalf("stringBlocksAVX2(%q, %d, %q) = %d %#x %#x %d %d %v, want %d %#x %#x %d %d %v",
+				b, carry, prev, k, stop, esc, cin, cout, bad, wk, wstop, wesc, wcin, wcout, wbad)
+		}
+	}
 }

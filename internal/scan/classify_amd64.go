@@ -24,11 +24,6 @@ func classifyBlocks(b []byte, out *[blockBatch * masks]uint64)
 //go:noescape
 func classifyBlocksUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
 
-// classifyBlocksAVX2 is classifyBlocksUTF8 with AVX2 instructions.
-//
-//go:noescape
-func classifyBlocksAVX2(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
-
 // cpuidSSSE3 reports whether the processor has SSSE3.
 func cpuidSSSE3() bool
 
@@ -36,10 +31,10 @@ func cpuidSSSE3() bool
 // system keeps its registers.
 func cpuidAVX2() bool
 
-// canAVX2 reports whether classifyBlocksAVX2 can run: Intel's since Haswell
+// canAVX2 reports whether stringBlocksAVX2 can run: Intel's since Haswell
 // (2013) but for some Pentium, Celeron and Atom models, AMD's since
 // Excavator (2015). GODEBUG=cpu.avx2=off turns it off. useAVX2 reports
-// whether classifyUTF8 uses it; tests and benchmarks set it to false to try
+// whether blocks uses it; tests and benchmarks set it to false to try
 // classifyBlocksUTF8.
 var canAVX2 = cpuidAVX2() && cpuOn(os.Getenv("GODEBUG"), "avx2")
 
@@ -61,11 +56,19 @@ var useUTF8 = canUTF8 || canAVX2
 // classifyRef and returns 0.
 func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uint64 {
 	if useUTF8 {
-		if useAVX2 {
-			return classifyBlocksAVX2(b, out, prev)
-		}
 		return classifyBlocksUTF8(b, out, prev)
 	}
 	classifyBlocks(b, out)
 	return 0
 }
+
+// stringBlocksAVX2 is the loop of blocksAVX2 over the 64-byte blocks of b
+// (len(b) a multiple of 64, at least 64), a string's contents: it returns
+// at the first block with an error of UTF-8 that ends in it (bad) or a
+// byte blocksAVX2 must look at (stop), k being its offset in b, esc its
+// escaped bytes, cin the carry into it and cout the carry out of it; or
+// with k = len(b) and cout the carry out of the last block. carry is 1 if
+// the first byte of b is escaped; prev holds the 16 bytes before b.
+//
+//go:noescape
+func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool)

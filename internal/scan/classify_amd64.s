@@ -227,7 +227,7 @@ TEXT ·cpuidSSSE3(SB), NOSPLIT, $0-1
 	MOVB CX, ret+0(FP)
 	RET
 
-// The constants of classifyBlocksAVX2: each byte in all 32 bytes of its own
+// The constants of stringBlocksAVX2: each byte in all 32 bytes of its own
 // symbol, or a table in both 16-byte halves.
 #define CONST32(name, v) DATA name<>+0(SB)/8, v; DATA name<>+8(SB)/8, v; DATA name<>+16(SB)/8, v; DATA name<>+24(SB)/8, v; GLOBL name<>(SB), RODATA|NOPTR, $32
 #define TABLE32(name, lo, hi) DATA name<>+0(SB)/8, lo; DATA name<>+8(SB)/8, hi; DATA name<>+16(SB)/8, lo; DATA name<>+24(SB)/8, hi; GLOBL name<>(SB), RODATA|NOPTR, $32
@@ -261,24 +261,32 @@ TABLE32(yutf8hi2, $0x0101010101010101, $0x01010101babaaee6)
 // of Q and the first of H.
 #define YUTF8(H, Q) VPERM2I128 $0x21, H, Q, Y2; VPALIGNR $15, Y2, H, Y3; VPSRLW $4, Y3, Y4; VPAND Y11, Y4, Y4; VPSHUFB Y4, Y8, Y4; VPAND Y11, Y3, Y3; VPSHUFB Y3, Y9, Y3; VPAND Y3, Y4, Y4; VPSRLW $4, H, Y3; VPAND Y11, Y3, Y3; VPSHUFB Y3, Y10, Y3; VPAND Y3, Y4, Y4; VPALIGNR $14, Y2, H, Y3; VPSUBUSB ythird<>(SB), Y3, Y3; VPALIGNR $13, Y2, H, Y5; VPSUBUSB yfourth<>(SB), Y5, Y5; VPOR Y5, Y3, Y3; VPAND yhigh<>(SB), Y3, Y3; VPXOR Y3, Y4, Y4; VPOR Y4, Y12, Y12
 
-// func classifyBlocksAVX2(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) (bad uint64)
+// func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool)
 //
-// classifyBlocksUTF8 with AVX2 instructions, 32 bytes at a time.
+// The loop of blocksAVX2 over the 64-byte blocks of b (len(b) a multiple
+// of 64, at least 64), which are a string's contents: for each block, its
+// UTF-8 checked as classifyBlocksUTF8 checks it, 32 bytes at a time
+// (prev the 16 bytes before b), and the escapes found from its reverse solidi and carry (1 if its
+// first byte is escaped) as blocks finds them. It returns at the first
+// block with an error of UTF-8 that ends in it (bad) or with a byte that
+// blocksAVX2 must look at (stop: a quotation mark that is not escaped, a
+// byte below 0x20, an escaped byte that is not one of " \ / b f n r t):
+// k the block's offset in b, esc its escaped bytes, cin the carry into it
+// and cout the carry out of it. With no such block, k is len(b) and cout
+// the carry out of the last block.
 //
-// Registers: SI the next block, CX the bytes left, DI the next masks, R9 the
-// high bits of the 32 bytes before the block, R10 the bit of bad for the
-// block, R11 bad; Y0, Y1 the block's halves, Y7 the 32 bytes before it (only
-// the last 16 from prev for the first block), Y8-Y11 the UTF-8 constants,
-// Y12 the UTF-8 errors, Y13-Y15 ", \ and 0x1f.
-TEXT ·classifyBlocksAVX2(SB), NOSPLIT, $0-48
+// Registers: SI the next block, CX the bytes left, DX the carry into the
+// block, R8 the carry out of it, R9 the high bits of the 32 bytes before
+// the block, R10 the quotation marks, R11 the bytes below 0x20, R12 the
+// reverse solidi, R13 the bytes that may be escaped, DI the escaped bytes,
+// AX the stop bits, BX scratch; Y0, Y1 the block's halves, Y7 the 32 bytes
+// before it, Y8-Y11 the UTF-8 constants, Y12 the UTF-8 errors, Y13-Y15 ",
+// \ and 0x1f.
+TEXT ·stringBlocksAVX2(SB), NOSPLIT, $0-81
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
-	MOVQ out+24(FP), DI
+	MOVQ carry+24(FP), DX
 	MOVQ prev+32(FP), R8
-	MOVQ $1, R10
-	XORQ R11, R11
-	TESTQ CX, CX
-	JZ    ydone
 	VBROADCASTI128 (R8), Y7
 	VPMOVMSKB Y7, R9
 	VMOVDQU yutf8hi1<>(SB), Y8
@@ -289,63 +297,122 @@ TEXT ·classifyBlocksAVX2(SB), NOSPLIT, $0-48
 	VMOVDQU ysolidus<>(SB), Y14
 	VMOVDQU ymax1f<>(SB), Y15
 
-yloop:
+sloop:
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y1
-	VPCMPEQB Y13, Y0, Y2
-	VPCMPEQB Y13, Y1, Y3
-	YMASK
-	MOVQ AX, 0(DI)
-	VPMINUB Y15, Y0, Y2
-	VPCMPEQB Y0, Y2, Y2
-	VPMINUB Y15, Y1, Y3
-	VPCMPEQB Y1, Y3, Y3
-	YMASK
-	MOVQ AX, 16(DI)
-	VPCMPEQB Y14, Y0, Y2
-	VPCMPEQB Y14, Y1, Y3
-	YMASK
-	MOVQ AX, 8(DI)
-	TESTQ AX, AX
-	JZ    ynosolidus
-	YSIMPLE(Y0, Y2)
-	YSIMPLE(Y1, Y3)
-	YMASK
-
-ynosolidus:
-	MOVQ AX, 24(DI) // 0 when the block has no reverse solidus
 
 	// The UTF-8 check, unless the block is ASCII and no sequence of the
 	// bytes before it may reach into it (no high bit in their last 3).
 	VPOR Y0, Y1, Y2
 	VPMOVMSKB Y2, AX
 	TESTL AX, AX
-	JNZ  ycheck
+	JNZ  scheck
 	TESTL $0xe0000000, R9
-	JZ   ynext
+	JZ   smasks
 
-ycheck:
+scheck:
 	VPXOR Y12, Y12, Y12
 	YUTF8(Y0, Y7)
 	YUTF8(Y1, Y0)
 	VPTEST Y12, Y12
-	JZ   ynext
-	ORQ  R10, R11
+	JNZ  sbad
 
-ynext:
+smasks:
+	VPCMPEQB Y13, Y0, Y2
+	VPCMPEQB Y13, Y1, Y3
+	YMASK
+	MOVQ AX, R10
+	VPMINUB Y15, Y0, Y2
+	VPCMPEQB Y0, Y2, Y2
+	VPMINUB Y15, Y1, Y3
+	VPCMPEQB Y1, Y3, Y3
+	YMASK
+	MOVQ AX, R11
+	VPCMPEQB Y14, Y0, Y2
+	VPCMPEQB Y14, Y1, Y3
+	YMASK
+	MOVQ AX, R12
+	ORQ  DX, AX
+	JNZ  sescapes
+	// No reverse solidus and no carry: nothing escaped.
+	XORL DI, DI
+	XORL R8, R8
+	MOVQ R10, AX
+	ORQ  R11, AX
+	JMP  stest
+
+sescapes:
+	YSIMPLE(Y0, Y2)
+	YSIMPLE(Y1, Y3)
+	YMASK
+	MOVQ AX, R13
+	ORQ  R10, R13 // the bytes that may be escaped: / b f n r t, " and \
+	ORQ  R12, R13
+	MOVQ DX, BX
+	NOTQ BX
+	ANDQ R12, BX // b: the reverse solidi not escaped themselves
+	MOVQ BX, AX
+	SHLQ $1, AX
+	ORQ  DX, AX // follows: the bytes after one of b, or escaped by carry
+	MOVQ $0xaaaaaaaaaaaaaaaa, DI
+	ANDQ BX, DI
+	MOVQ AX, R8
+	NOTQ R8
+	ANDQ R8, DI // the starts of runs of b on odd bits
+	XORL R8, R8
+	ADDQ BX, DI // the ends of those runs; the carry out
+	SETCS R8
+	SHLQ $1, DI
+	MOVQ $0x5555555555555555, BX
+	XORQ BX, DI
+	ANDQ AX, DI // esc: the escaped bytes
+	MOVQ DI, AX
+	NOTQ AX
+	ANDQ R10, AX // quotation marks not escaped
+	ORQ  R11, AX
+	NOTQ R13
+	ANDQ DI, R13 // escaped bytes that may not be
+	ORQ  R13, AX
+
+stest:
+	TESTQ AX, AX
+	JNZ  sstop
+	MOVQ R8, DX
 	VPMOVMSKB Y1, R9
 	VMOVDQA Y1, Y7
 	ADDQ $64, SI
-	ADDQ $32, DI
-	SHLQ $1, R10
 	SUBQ $64, CX
-	JNZ  yloop
+	JNZ  sloop
 	VZEROUPPER
-	MOVOU -16(SI), X0
-	MOVOU X0, (R8)
+	MOVQ b_len+8(FP), AX
+	MOVQ AX, k+40(FP)
+	MOVQ $0, stop+48(FP)
+	MOVQ $0, esc+56(FP)
+	MOVQ DX, cin+64(FP)
+	MOVQ DX, cout+72(FP)
+	MOVB $0, bad+80(FP)
+	RET
 
-ydone:
-	MOVQ R11, bad+40(FP)
+sstop:
+	VZEROUPPER
+	MOVQ AX, stop+48(FP)
+	MOVQ DI, esc+56(FP)
+	MOVQ DX, cin+64(FP)
+	MOVQ R8, cout+72(FP)
+	MOVB $0, bad+80(FP)
+	SUBQ b_base+0(FP), SI
+	MOVQ SI, k+40(FP)
+	RET
+
+sbad:
+	VZEROUPPER
+	MOVQ $0, stop+48(FP)
+	MOVQ $0, esc+56(FP)
+	MOVQ DX, cin+64(FP)
+	MOVQ $0, cout+72(FP)
+	MOVB $1, bad+80(FP)
+	SUBQ b_base+0(FP), SI
+	MOVQ SI, k+40(FP)
 	RET
 
 // func cpuidAVX2() bool

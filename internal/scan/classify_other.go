@@ -33,3 +33,8 @@ func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uin
 const canAVX2 = false
 
 var useAVX2 = false
+
+// stringBlocksAVX2 is as on amd64, in Go.
+func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool) {
+	return stringBlocksRef(b, carry, prev)
+}
