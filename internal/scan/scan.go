@@ -158,6 +158,7 @@ const (
 	faultUTF8
 	faultSurrogate
 	faultDepth
+	faultDeeper // nesting deeper than the stack of the first try: try again
 )
 
 var reasons = [...]string{
@@ -179,15 +180,25 @@ var reasons = [...]string{
 	faultUTF8:         "invalid UTF-8 in string",
 	faultSurrogate:    "lone surrogate escape in string",
 	faultDepth:        "nesting deeper than 10000",
+	faultDeeper:       "nesting deeper than 255", // never reported: Scan tries again
 }
 
 // A scanner holds the state of one Scan. It lives in Scan's frame.
 type scanner struct {
 	data  []byte
 	flt   fault
-	off   int                     // where flt was found
-	stack [maxDepth/64 + 1]uint64 // bit d set: the container at depth d is an object
+	off   int      // where flt was found
+	stack []uint64 // bit d set: the container at depth d is an object
+	// deepest is the deepest nesting stack has room for: maxDepth, or
+	// less in the first try of Scan, which fails with faultDeeper below
+	// it.
+	deepest int
 }
+
+// shallow is the deepest nesting that Scan's first try has room for, in
+// a stack small enough that clearing it costs little beside a message;
+// deeper texts are scanned again with room for maxDepth (scanDeep).
+const shallow = 4*64 - 1
 
 // fail records the first fault and returns len(s.data), so that callers can
 // return at once and every loop ends.
@@ -205,13 +216,37 @@ func (s *scanner) fail(i int, f fault) int {
 // package documentation says; otherwise Scan returns dst unchanged and a
 // *SyntaxError wrapping ErrSyntax or ErrInvalidUTF8.
 //
-// Scan takes time linear in len(data) for every shape of input, does not
-// retain data, and allocates nothing when dst has room for the messages
-// (and nothing but the error when it fails).
+// Scan takes time linear in len(data) for every shape of input (a text
+// that nests arrays and objects more than 255 deep is scanned twice, the
+// second time with room for 10000), does not retain data, and allocates
+// nothing when dst has room for the messages (and nothing but the error
+// when it fails).
 func Scan(dst []Message, data []byte) (msgs []Message, batch bool, err error) {
 	n := len(dst)
-	s := scanner{data: data}
+	var stack [(shallow + 1) / 64]uint64
+	s := scanner{data: data, stack: stack[:], deepest: shallow}
 	dst, batch = s.text(dst)
+	if s.flt == faultDeeper {
+		return scanDeep(dst[:n], data)
+	}
+	return s.result(dst, n, batch)
+}
+
+// scanDeep is Scan with room for nesting maxDepth deep, for the texts that
+// nest deeper than shallow.
+//
+//go:noinline
+func scanDeep(dst []Message, data []byte) (msgs []Message, batch bool, err error) {
+	n := len(dst)
+	var stack [maxDepth/64 + 1]uint64
+	s := scanner{data: data, stack: stack[:], deepest: maxDepth}
+	dst, batch = s.text(dst)
+	return s.result(dst, n, batch)
+}
+
+// result returns what Scan returns once s has scanned the text: dst and
+// batch, or dst[:n] and the error.
+func (s *scanner) result(dst []Message, n int, batch bool) ([]Message, bool, error) {
 	if s.flt != ok {
 		se := &SyntaxError{Offset: s.off, Err: ErrSyntax, reason: reasons[s.flt]}
 		if s.flt == faultUTF8 || s.flt == faultSurrogate {
@@ -506,7 +541,10 @@ func (s *scanner) value(i, depth int) int {
 		// At the first byte of a value; i < len(data).
 		switch c := data[i]; c {
 		case '{', '[':
-			if d++; d > maxDepth {
+			if d++; d > s.deepest {
+				if d <= maxDepth {
+					return s.fail(i, faultDeeper)
+				}
 				return s.fail(i, faultDepth)
 			}
 			w, b := d>>6, uint64(1)<<(d&63)

@@ -2,6 +2,7 @@ package scan_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -263,6 +264,81 @@ func TestUnambiguous(t *testing.T) {
 	} {
 		if got := m.Unambiguous(tt.set); got != tt.want {
 			t.Errorf("Unambiguous(%06b) = %v, want %v", tt.set, got, tt.want)
+		}
+	}
+}
+
+// Scan takes texts nested more deeply than its first try has room for (it
+// scans them again with room for 10000) as it takes shallow ones: at every
+// depth around the boundaries of the first try's stack, in arrays, objects
+// and a mix, alone and in a batch, valid and with a fault before, within
+// and after the deep part, each at its offset, and nesting deeper than
+// 10000 at the container that goes too deep.
+func TestScanDepths(t *testing.T) {
+	for _, n := range []int{62, 63, 64, 65, 127, 128, 191, 192, 253, 254, 255, 256, 257, 258, 511, 512, 9998, 9999} {
+		for _, shape := range []string{"array", "object", "mixed"} {
+			isArray := func(j int) bool { return shape == "array" || shape == "mixed" && j%3 == 1 }
+			open := func(k int) string { // k containers, the innermost needing a value
+				var b strings.Builder
+				for j := 0; j < k; j++ {
+					if isArray(j) {
+						b.WriteString("[")
+					} else {
+						b.WriteString(`{"a":`)
+					}
+				}
+				return b.String()
+			}
+			closing := func(k int) string {
+				var b strings.Builder
+				for j := k - 1; j >= 0; j-- {
+					if isArray(j) {
+						b.WriteString("]")
+					} else {
+						b.WriteString("}")
+					}
+				}
+				return b.String()
+			}
+			nested := open(n) + "1" + closing(n)
+			for _, batch := range []bool{false, true} {
+				msg := `{"params":` + nested + `,"id":1}`
+				in, outer, want := msg, 1, 1 // outer: the containers around nested
+				if batch {
+					in, outer, want = "["+msg+`,{"id":2}]`, 2, 2
+				}
+				name := func(what string) string {
+					return fmt.Sprintf("%s, %d nested in %s", what, n, map[bool]string{false: shape, true: shape + " in a batch"}[batch])
+				}
+				msgs, _, err := scan.Scan(nil, []byte(in))
+				if outer+n > 10000 {
+					// The container that goes too deep is the (10001-outer)th.
+					off := strings.Index(in, nested) + len(open(10000-outer))
+					var se *scan.SyntaxError
+					if !errors.As(err, &se) || !errors.Is(err, scan.ErrSyntax) || se.Offset != off {
+						t.Errorf("%s: %v, want ErrSyntax at offset %d", name("too deep"), err, off)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s: %v", name("valid"), err)
+					continue
+				}
+				if len(msgs) != want || string(msgs[0].Params.Bytes([]byte(in))) != nested || string(msgs[0].ID.Bytes([]byte(in))) != "1" {
+					t.Errorf("%s: %d messages, params %.40q, id %q", name("valid"), len(msgs), msgs[0].Params.Bytes([]byte(in)), msgs[0].ID.Bytes([]byte(in)))
+				}
+				for _, f := range []struct{ what, in string }{
+					{"fault before", strings.Replace(in, `{"params":`, `{"id":x,"params":`, 1)},
+					{"fault within", strings.Replace(in, nested, open(n)+"x"+closing(n), 1)},
+					{"fault after", strings.Replace(in, `,"id":1}`, `,"id":x}`, 1)},
+				} {
+					_, _, err := scan.Scan(nil, []byte(f.in))
+					var se *scan.SyntaxError
+					if off := strings.Index(f.in, "x"); !errors.As(err, &se) || !errors.Is(err, scan.ErrSyntax) || se.Offset != off {
+						t.Errorf("%s: %v, want ErrSyntax at offset %d", name(f.what), err, off)
+					}
+				}
+			}
 		}
 	}
 }
