@@ -238,7 +238,19 @@
 //     waiting for its response). A request answered 204 otherwise says so,
 //     as does one whose 2xx response held no response with its id (a login
 //     page, a plain "Accepted"), which has no response in the capture when
-//     a GET event stream lacks its body.
+//     a GET event stream lacks its body. When a line, body, event or
+//     frame that could hold its answer could not be read (it is not JSON,
+//     it is cut short, or it is a line over 64 MiB, not examined), the
+//     finding says the capture has no response and names that text, which
+//     may hold it: for a line of JSON Lines or a host's log, or a WebSocket
+//     frame, the requests pending when it came, of the side it answers
+//     (either, without a marker); for a HAR response body, the requests of
+//     its own POST, or for a GET stream those whose answer was due on a
+//     stream; for a HAR request body left out or not JSON, the server's
+//     requests; for a HAR file cut short, any of these. A text whose
+//     readable start shows its id may answer only requests with an Equal
+//     id; one that starts with neither "{" nor "[", or shows a "method"
+//     member, answers none.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending, or after one with it was cancelled (MCP forbids reusing
 //     an id; the new request takes the responses with it).

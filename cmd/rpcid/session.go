@@ -202,6 +202,15 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
+	// entryLost are the texts of the response body of the HAR entry being
+	// read that could not be read, for the requests of its POST; lostAll
+	// is a text that may answer any request of any part (a line of an MCP
+	// host's log too long to examine, the entries a HAR file cut short
+	// lacks); atEOF says the JSON Lines line being read ends the input
+	// without a LF (see lostText).
+	entryLost []entryLost
+	lostAll   lostAny
+	atEOF     bool
 	// failedExchange: the HAR entry being read has a response status
 	// other than 2xx (and not a missing one), so a client answer in its
 	// request body did not reach the server, or may not have; undelivered
@@ -1359,10 +1368,32 @@ func (s *session) reportOpen(parts []*part) {
 		}
 		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
+		nullNote := func() string {
+			at := s.posAt(int64(r.note))
+			if r.flags&fNullMaybe != 0 {
+				return fmt.Sprintf("the response with a null id at %s may be its answer", at)
+			}
+			return fmt.Sprintf("the response with a null id at %s is likely its answer", at)
+		}
+		lostWhy := ""
+		if !(r.flags&fNullNote == 0 && s.noBody[r.note]) {
+			lostWhy = s.lostFor(x)
+		}
 		switch {
 		case r.flags&fNullNote == 0 && s.noBody[r.note]:
 			// The capture cannot tell whether it was answered.
 			f.Note = s.notes[r.note-1]
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case lostWhy != "":
+			// A text the capture holds but that could not be read may
+			// answer it.
+			f.Note = lostWhy
+			switch {
+			case r.flags&fNullNote != 0:
+				f.Note += " (" + nullNote() + ")"
+			case r.note > 0:
+				f.Note += "; " + s.notes[r.note-1]
+			}
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && lost > 0:
 			// Its answer was due on an event stream, and one is missing.
@@ -1379,14 +1410,7 @@ func (s *session) reportOpen(parts []*part) {
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
 		case r.flags&fNullNote != 0:
-			at := position{line: int(r.note)}
-			if s.har {
-				at = position{entry: int(r.note)}
-			}
-			f.Note = fmt.Sprintf("the response with a null id at %s is likely its answer", at)
-			if r.flags&fNullMaybe != 0 {
-				f.Note = fmt.Sprintf("the response with a null id at %s may be its answer", at)
-			}
+			f.Note = nullNote()
 			msg += " (" + f.Note + ")"
 		case r.note > 0:
 			f.Note = s.notes[r.note-1]

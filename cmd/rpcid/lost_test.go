@@ -1,0 +1,158 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// A request whose answer may be in a line, body, event or frame that could
+// not be read (cut short, not JSON, too long to examine) has no response in
+// the capture, naming that text; it is never said to be unanswered. Only
+// the requests that text may answer are named: those pending when it came,
+// of the side it answers, with an id its readable start shows, if any; in
+// a HAR, the requests of its own POST, or for a GET stream those whose
+// answer was due on a stream.
+func TestCheckUnreadableMayAnswer(t *testing.T) {
+	const (
+		req1  = `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`
+		req2  = `{"jsonrpc":"2.0","id":2,"method":"tools/call"}`
+		cut1  = `{"jsonrpc":"2.0","id":1,"res`
+		never = " was never answered"
+	)
+	lost := func(n int, why string) string {
+		return "request " + string(rune('0'+n)) + " (tools/call) has no response in the capture: " + why
+	}
+	for _, c := range []struct {
+		name, capture string
+		want          []string // lines of check's output, each a substring
+		not           []string
+	}{
+		{"cut at the end of the input", "> " + req1 + "\n< " + cut1,
+			[]string{"<stdin>:2: error: not JSON at column 31: unexpected end of input", "<stdin>:1: error: " + lost(1, "line 2, which may hold it, is cut short at the end of the input")}, nil},
+		{"cut with a LF", "> " + req1 + "\n< " + cut1 + "\n",
+			[]string{lost(1, "line 2, which may hold it, is cut short")}, []string{"end of the input"}},
+		{"cut, its id another", "> " + req1 + "\n> " + req2 + "\n< " + cut1,
+			[]string{lost(1, "line 3, which may hold it"), "request 2 (tools/call)" + never}, nil},
+		{"id cut inside its number", "> " + req1 + "\n< " + `{"jsonrpc":"2.0","id":1`,
+			[]string{lost(1, "line 2, which may hold it")}, nil},
+		{"cut before its id", "> " + req1 + "\n> " + req2 + "\n< " + `{"jsonrpc":"2.0","result":{"content":[`,
+			[]string{lost(1, "line 3, which may hold it"), lost(2, "line 3, which may hold it")}, nil},
+		{"a case variant of id", "> " + req1 + "\n> " + req2 + "\n< " + `{"jsonrpc":"2.0","ID":2,"res`,
+			[]string{"request 1 (tools/call)" + never, lost(2, "line 3")}, nil},
+		{"the client's line", "> " + req1 + "\n> " + cut1,
+			[]string{"request 1 (tools/call)" + never}, nil},
+		{"unmarked", req1 + "\n" + cut1,
+			[]string{lost(1, "line 2, which may hold it, is cut short")}, nil},
+		{"a request, cut", "> " + req1 + "\n< " + `{"jsonrpc":"2.0","id":1,"method":"roots/list","par`,
+			[]string{"request 1 (tools/call)" + never}, nil},
+		{"sent after the cut line", "< " + `{"jsonrpc":"2.0","result":{` + "\n> " + req1,
+			[]string{"request 1 (tools/call)" + never}, nil},
+		{"not JSON", "> " + req1 + "\n< " + `{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n",
+			[]string{lost(1, "line 2, which may hold it, is not JSON")}, nil},
+		{"not JSON, its id another", "> " + req1 + "\n< " + `{"jsonrpc":"2.0","id":2,"result":{}}}` + "\n",
+			[]string{"request 1 (tools/call)" + never}, nil},
+		{"no message at all", "> " + req1 + "\n< Traceback (most recent call last):\n",
+			[]string{"request 1 (tools/call)" + never}, nil},
+		{"a byte order mark", "> " + req1 + "\n< \xEF\xBB\xBF" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			[]string{lost(1, "line 2, which may hold it, is not JSON (a byte order mark starts it)")}, nil},
+		{"answered later", "> " + req1 + "\n< " + cut1 + "\n< " + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			nil, []string{"request 1"}},
+		{"a host log", "2025-10-03T07:51:43.656Z [fs] [info] Message from client: " + req1 + "\n" +
+			"2025-10-03T07:51:43.700Z [fs] [info] Message from server: " + cut1 + "\n",
+			[]string{lost(1, "line 2, which may hold it, is cut short")}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, _ := runCmd(t, strings.NewReader(c.capture), "check", "-")
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("check says\n%s\nwant a line with %q", out, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(out, w) {
+					t.Errorf("check says\n%s\nwant none with %q", out, w)
+				}
+			}
+		})
+	}
+}
+
+// A line too long to examine may hold answers too, as its start shows.
+func TestCheckTooLongMayAnswer(t *testing.T) {
+	defer func(n int) { maxLine = n }(maxLine)
+	maxLine = 1 << 20
+	big := strings.Repeat("x", 2<<20)
+	for _, c := range []struct{ name, line, want string }{
+		{"its id first", `< {"jsonrpc":"2.0","id":1,"result":{"text":"` + big + `"}}`,
+			"request 1 (a) has no response in the capture: line 2, which may hold it, is longer than 1 MiB and was not examined"},
+		{"its id last", `< {"jsonrpc":"2.0","result":{"text":"` + big + `"},"id":1}`,
+			"request 1 (a) has no response in the capture: line 2, which may hold it, is longer than 1 MiB and was not examined"},
+		{"another id", `< {"jsonrpc":"2.0","id":7,"result":{"text":"` + big + `"}}`,
+			"request 1 (a) was never answered"},
+		{"the client's", `> {"jsonrpc":"2.0","id":1,"result":{"text":"` + big + `"}}`,
+			"request 1 (a) was never answered"},
+	} {
+		capture := `> {"jsonrpc":"2.0","id":1,"method":"a"}` + "\n" + c.line + "\n"
+		_, out, _ := runCmd(t, strings.NewReader(capture), "check", "-")
+		if !strings.Contains(out, "<stdin>:1: error: "+c.want+"\n") {
+			t.Errorf("%s: check says\n%s\nwant %q", c.name, out, c.want)
+		}
+	}
+}
+
+// In a HAR, a response body cut short or not JSON may answer the requests
+// of its own POST (those its readable start allows), and an event stream
+// of a GET the requests whose answer was due on a stream.
+func TestHARUnreadableMayAnswer(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]`
+	for _, c := range []struct {
+		name string
+		e    [][6]any
+		want []string
+	}{
+		{"application/json cut", [][6]any{{"POST", "", req, 200, "application/json", `{"jsonrpc":"2.0","id":1,"res`}},
+			[]string{"request 1 (tools/call) has no response in the capture: the body of its HTTP response (status 200, application/json), which may hold it, is cut short"}},
+		{"event cut", [][6]any{{"POST", "", req, 200, "text/event-stream", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"res"}},
+			[]string{"request 1 (tools/call) has no response in the capture: event 1 of the body of its HTTP response (status 200, text/event-stream), which may hold it, is cut short"}},
+		{"event of another id cut", [][6]any{{"POST", "", batch, 200, "text/event-stream",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"res"}},
+			[]string{"request 2 (b) was never answered (its HTTP response (status 200, text/event-stream) held no response with its id)"}},
+		{"event of one of two cut", [][6]any{{"POST", "", batch, 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"res"}},
+			[]string{"request 1 (a) was never answered", "request 2 (b) has no response in the capture: event 1 of the body"}},
+		{"a GET stream's event broken", [][6]any{{"POST", "s", req, 202, "", ""}, {"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}}\n\n"}},
+			[]string{"request 1 (tools/call) has no response in the capture: event 1 of the response body at entry 2, which may hold it, is not JSON; its HTTP response was 202 Accepted"}},
+		{"a GET stream's event of another id", [][6]any{{"POST", "s", req, 202, "", ""}, {"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}}\n\n"}},
+			[]string{"request 1 (tools/call) was never answered\n"}},
+		{"answered in its own body", [][6]any{{"POST", "s", req, 200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`},
+			{"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"res\n\n"}}, nil},
+		{"a server request, its answer's body left out", [][6]any{{"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/list\"}\n\n"},
+			{"POST", "s", "", 202, "", ""}},
+			[]string{"server request 5 (roots/list) has no response in the capture: the request body at entry 2, which may hold it, is empty or was left out of the capture"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, _ := runCmd(t, strings.NewReader(harOf(t, c.e...)), "check", "-")
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("check says\n%s\nwant a line with %q", out, w)
+				}
+			}
+			if c.want == nil && strings.Contains(out, "request 1") {
+				t.Errorf("check says\n%s\nwant nothing of request 1", out)
+			}
+		})
+	}
+}
+
+// A HAR file cut short may hold, in the entries it lacks, the answers to
+// requests answered 202 Accepted.
+func TestHARCutShortMayAnswer(t *testing.T) {
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`
+	har := harOf(t, [6]any{"POST", "s", req, 202, "", ""}, [6]any{"GET", "s", "", 200, "text/event-stream", "data: {}\n\n"})
+	har = har[:strings.LastIndex(har, `{"request"`)+20]
+	_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+	want := "request 1 (tools/call) has no response in the capture: the HAR file, which may hold it after entry 1, is not valid from there on"
+	if !strings.Contains(out, want) {
+		t.Errorf("check says\n%s\nwant a line with %q", out, want)
+	}
+}
