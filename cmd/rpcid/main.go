@@ -206,9 +206,16 @@
 //   - type-changed, spelling-changed (warning): a response matched its request
 //     only under the rule because the id's JSON type changed in transit (1
 //     sent, "1" received, or the reverse), or a numeric id's spelling changed
-//     (1 sent, 1.0 received); in the go-sdk log of the side that sent the
-//     response, the finding says that side changed it. SDKs that compare
-//     type and value drop it.
+//     (1 sent, 1.0 received, or the reverse); in the go-sdk log of the side
+//     that sent the response, the finding says that side changed it. SDKs
+//     that compare type and value (go-sdk, mcp-go's stdio and SSE
+//     transports, C#) drop a response whose id changed type. A changed
+//     spelling go-sdk, mcp-go and the TypeScript SDK match by value; SDKs
+//     that compare spellings byte for byte (creachadair/jrpc2) miss it, and
+//     those that take only integer spellings refuse the odd one (rmcp, C#
+//     and the Python SDK refuse 1.0, rmcp -0; sourcegraph/jsonrpc2 fails on
+//     both and closes the connection). The finding says which side had the
+//     odd spelling.
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
 //     that body may have held the request it answers, and for a response to

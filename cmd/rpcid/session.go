@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -991,14 +992,58 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		s.report(pos, levelWarning, kindTypeChanged, s.withHint(msg, f, x), f)
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
-		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-			show(raw), s.describe(x), where)
+		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; %s",
+			show(raw), s.describe(x), where, spellingPeers(r.raw(), raw, id))
 		s.report(pos, levelWarning, kindSpellingChanged, s.withHint(msg, f, x), f)
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
 	}
 	t.remember(x)
+}
+
+// spellingPeers says which SDKs fail on a response whose numeric id, got,
+// equals the request's, sent, by value but is spelled otherwise: what each
+// does with the spellings involved (see the peer results in
+// conformance/RESULTS.md and bench's TestPeerIDTable). go-sdk, mcp-go and
+// the TypeScript SDK read numbers by value and match both.
+func spellingPeers(sent, got []byte, id rpcid.ID) string {
+	const bytewise = "SDKs that compare spellings byte for byte (creachadair/jrpc2) miss it"
+	n, isInt := id.Int64()
+	if !isInt {
+		// Neither is an integer: most SDKs refuse fractional ids anyway.
+		return bytewise
+	}
+	canon := strconv.FormatInt(n, 10)
+	// odd says who refuses the spellings raws, all of one value and none
+	// of them the plain integer.
+	odd := func(raws ...[]byte) string {
+		var fracs, others []string
+		for _, raw := range raws {
+			if bytes.ContainsAny(raw, ".eE") {
+				fracs = append(fracs, show(raw)) // 1.0, 1e0: read as a float
+			} else {
+				others = append(others, show(raw)) // -0: a float to serde_json, and no uint64
+			}
+		}
+		var says []string
+		if len(fracs) > 0 {
+			says = append(says, "rmcp, C# and the Python SDK refuse an id spelled "+strings.Join(fracs, " or ")+" (they take only integer spellings)")
+		}
+		if len(others) > 0 {
+			says = append(says, "rmcp refuses an id spelled "+strings.Join(others, " or ")+" (serde_json reads it as a float)")
+		}
+		return strings.Join(says, ", ") + ", and sourcegraph/jsonrpc2 fails on it and closes the connection"
+	}
+	switch {
+	case string(sent) == canon:
+		// The response has the odd spelling.
+		return bytewise + "; " + odd(got)
+	case string(got) == canon:
+		// The request had it, and the response is the plain integer.
+		return fmt.Sprintf("the request spelled the id %s and the response as the plain integer %s: %s; %s, so a peer built on them refuses the request", show(sent), canon, bytewise, odd(sent))
+	}
+	return fmt.Sprintf("neither %s nor %s is the plain integer %s: %s; %s", show(sent), show(got), canon, bytewise, odd(sent, got))
 }
 
 func isNumber(id rpcid.ID) bool { return id.Kind() == rpcid.KindInt || id.Kind() == rpcid.KindNumber }
