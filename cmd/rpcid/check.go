@@ -139,7 +139,7 @@ type checker struct {
 	warnings int
 	counts   counts
 	// otherEvents counts the SSE events of other types than "" and
-	// "message", which are not examined.
+	// "message" (with spaces around it or not), which are not examined.
 	otherEvents map[string]int
 	// logOther counts the lines of MCP hosts' logs that hold no message.
 	logOther int

@@ -51,9 +51,12 @@
 //     (application/x-ndjson, application/jsonl, application/stream+json,
 //     RFC 7464 application/json-seq and the like, as httpid reads them),
 //     each line a message or batch, and text/event-stream bodies, whose
-//     events of type "" or "message" each hold a message
-//     (events of other types, such as the "endpoint" event of the 2024-11-05
-//     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     events of type "" or "message" each hold a message, as does an event
+//     typed "message" with spaces around it, with an ambiguous-event warning
+//     (go-sdk and mcp-go trim the type and read it; clients that follow the
+//     SSE standard ignore it); events of other types, such as the
+//     "endpoint" event of the 2024-11-05 HTTP+SSE transport, are not
+//     examined, and are counted in the summary.
 //     A body of another media type is examined when it is JSON holding a
 //     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
 //     as text/plain unless told otherwise; likewise JSON texts back to
