@@ -543,8 +543,8 @@ func skipRest(dec *json.Decoder, t json.Token) error {
 
 // maxLine is the longest line of a JSON Lines capture that check examines,
 // in bytes: a longer one (more than any JSON-RPC peer takes as one message;
-// a few KB of gzip can hold gigabytes of one line) is reported and skipped
-// without being held.
+// a few KB of gzip can hold gigabytes of one line) is reported and skipped:
+// its first maxLine bytes are held, the rest is not.
 var maxLine = 64 << 20
 
 // readJSONLines reads a JSON Lines capture, one line at a time, examining

@@ -115,8 +115,9 @@
 //     client's when they are requests or notifications and as the server's
 //     when they are responses. Empty lines are skipped. A line of more than
 //     64 MiB (more than a peer takes as one message; a few KB of gzip can
-//     hold gigabytes of one line) is reported and skipped without being
-//     held.
+//     hold gigabytes of one line) is reported and skipped, after its first
+//     64 MiB were read into memory: whatever its length, such a line costs
+//     as much memory as one of 64 MiB (about 180-270 MiB at the peak).
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
 //     files and mcp.log: a capture whose first line (see above) starts
 //     with an RFC 3339 timestamp and two
