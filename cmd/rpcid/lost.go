@@ -33,6 +33,13 @@ import (
 //     a request body may hold the client's answers to the server requests
 //     of its session; and a HAR file cut short may hold any of these in the
 //     entries it lacks.
+//
+// In the same way, a response that matches no request may answer one in
+// such a text, sent by the side it answers (before it, in a capture in
+// the order sent), unless the text's readable start shows it is a response
+// ("result" or "error"), an object read whole without "method" or "id",
+// or a request with another id: the response then matches no request "in
+// the capture", naming that text (see lostRequests).
 
 // lostAny is a text that may answer any request of a side sent before
 // seqAt (see session.seq).
@@ -55,47 +62,109 @@ type visible struct {
 	ids  []rpcid.ID
 }
 
+// shown is what the readable start of a text shows (see visibleIDs).
+type shown struct {
+	opaque    bool       // it does not start with "{" or "[": no message
+	object    bool       // it starts with "{" (else "[", a batch: anything)
+	complete  bool       // the whole object was read
+	sawID     bool       // it has a top-level "id" member read whole
+	ids       []rpcid.ID // the values of those the rule takes
+	sawMethod bool       // it has a top-level "method" member (its value read or not)
+	sawAnswer bool       // it has a top-level "result" or "error" member (the same)
+}
+
+// answers is what the text may answer: none for a request or
+// notification ("method"), an object read whole without an id, or a text
+// that is no message; else the requests with its ids, if it shows any;
+// else any.
+func (sh shown) answers() visible {
+	switch {
+	case sh.opaque || sh.object && sh.sawMethod:
+		return visible{none: true}
+	case !sh.object:
+		return visible{}
+	case sh.sawID:
+		if len(sh.ids) == 0 {
+			return visible{none: true} // only ids the rule refuses
+		}
+		return visible{ids: sh.ids}
+	case sh.complete:
+		return visible{none: true}
+	}
+	return visible{}
+}
+
+// requests is what requests the text may hold: none for a response
+// ("result" or "error"), an object read whole without a method or an id,
+// or a text that is no message; else a request with one of its ids, if it
+// shows any; else any.
+func (sh shown) requests() visible {
+	switch {
+	case sh.opaque || sh.object && sh.sawAnswer:
+		return visible{none: true}
+	case !sh.object:
+		return visible{}
+	case sh.complete && (!sh.sawMethod || !sh.sawID):
+		return visible{none: true}
+	case sh.sawID:
+		if len(sh.ids) == 0 {
+			return visible{none: true}
+		}
+		return visible{ids: sh.ids}
+	}
+	return visible{}
+}
+
 // visibleIDs reads the start of data, of which the first n bytes are
 // valid JSON so far (the scanner's error offset), as far as it can: the
 // top-level members of an object, each member read only when its value
 // ends within those n bytes. Member names are compared as encoding/json
 // does too: a case variant of "id" ("ID") counts as an id, since clients
-// built on encoding/json read it so.
-func visibleIDs(data []byte, n int) visible {
-	if n > len(data) {
-		n = len(data)
-	}
+// built on encoding/json read it so. Every message is an object, alone or
+// in a batch: a text that starts otherwise (a log line, "hello") is none.
+func visibleIDs(data []byte, n int) shown {
 	if i := skipSpace(data, 0); i == len(data) || data[i] != '{' && data[i] != '[' {
-		// Every response is an object, alone or in a batch: a text that
-		// starts otherwise (a log line, "hello") is none.
-		return visible{none: true}
+		return shown{opaque: true}
+	} else if data[i] == '[' {
+		return shown{}
 	}
+	n = min(n, len(data))
 	b := data[:n]
+	sh := shown{object: true}
 	i := skipSpace(b, 0)
-	if i == len(b) || b[i] != '{' {
-		return visible{} // a batch, or nothing readable: any
+	if i == len(b) {
+		return sh
 	}
 	i++
-	var v visible
-	sawID := false
 	for {
 		i = skipSpace(b, i)
 		if i == len(b) || b[i] != '"' {
-			break
+			if i < len(b) && b[i] == '}' {
+				sh.complete = true // {}
+			}
+			return sh
 		}
 		end := stringEnd(b, i)
 		if end < 0 {
-			break
+			return sh
 		}
 		name, ok := jsonString(b[i:end])
 		if !ok {
-			break
+			return sh
 		}
 		i = skipSpace(b, end)
 		if i == len(b) || b[i] != ':' {
-			break
+			return sh
 		}
 		i = skipSpace(b, i+1)
+		// The member is there, whatever its value: a "method" makes a
+		// request or notification, a "result" or "error" a response.
+		switch name {
+		case "method":
+			sh.sawMethod = true
+		case "result", "error":
+			sh.sawAnswer = true
+		}
 		vstart := i
 		switch {
 		case i == len(b):
@@ -117,15 +186,13 @@ func visibleIDs(data []byte, n int) visible {
 			}
 		}
 		if end < 0 {
-			break
+			return sh
 		}
 		switch {
-		case name == "method":
-			return visible{none: true}
 		case strings.EqualFold(name, "id"):
-			sawID = true
+			sh.sawID = true
 			if id, err := rpcid.Parse(b[vstart:end]); err == nil {
-				v.ids = append(v.ids, id)
+				sh.ids = append(sh.ids, id)
 			}
 		}
 		i = skipSpace(b, end)
@@ -134,21 +201,10 @@ func visibleIDs(data []byte, n int) visible {
 			continue
 		}
 		if i < len(b) && b[i] == '}' {
-			// The whole object: its ids are all it has.
-			if !sawID {
-				return visible{none: true}
-			}
-			if v.ids == nil {
-				return visible{none: true} // only ids the rule refuses
-			}
-			return v
+			sh.complete = true
 		}
-		break
+		return sh
 	}
-	if sawID && v.ids == nil {
-		v.ids = []rpcid.ID{} // an id no request has
-	}
-	return v
 }
 
 // closes reports whether b, an object or array found by jsonExtent, ends
@@ -222,10 +278,7 @@ func (v visible) answers(t *table, x ref) bool {
 // could not be read ("line 7" and "is not JSON"). See the comment at the
 // top of this file.
 func (s *session) lostText(pos position, dir direction, data []byte, valid int, what string) {
-	v := visibleIDs(data, valid)
-	if v.none {
-		return
-	}
+	sh := visibleIDs(data, valid)
 	// Where the text is: a line, a WebSocket message, or part of a HAR body.
 	where := pos.String()
 	sub := ""
@@ -239,6 +292,11 @@ func (s *session) lostText(pos position, dir direction, data []byte, valid int, 
 	}
 	if s.har && !s.inWebSocket {
 		where = fmt.Sprintf("%sthe %s body at %s", sub, s.bodyName, pos)
+	}
+	s.lostRequests(dir, sh.requests(), where+", which may hold the request it answers, "+what)
+	v := sh.answers()
+	if v.none {
+		return
 	}
 	why := where + ", which may hold it, " + what
 	sides := []int{0, 1}
@@ -357,4 +415,50 @@ func (s *session) lostFor(x ref) string {
 // connection of a HAR.
 func (s *session) inWebSocketPart() bool {
 	return s.p != nil && strings.HasPrefix(s.p.key, "websocket ")
+}
+
+// lostRequests records a text that could not be read and may hold requests
+// (those v allows) sent by dir, for the responses that then match no
+// request (see lostRequest): a text the client sent may hold the client's
+// requests, one the server sent the server's, an unmarked one either.
+func (s *session) lostRequests(dir direction, v visible, why string) {
+	if v.none {
+		return
+	}
+	sides := []int{0, 1}
+	switch dir {
+	case fromClient:
+		sides = []int{0}
+	case fromServer:
+		sides = []int{1}
+	}
+	for _, si := range sides {
+		sd := &s.t.sides[si]
+		if v.ids == nil {
+			sd.lostReq = why // the latest
+			continue
+		}
+		for _, id := range v.ids {
+			k := keyOf(id)
+			if _, ok := sd.lostReqIDs[k]; ok || len(sd.lostReqIDs) >= lostIDsMax {
+				continue
+			}
+			if sd.lostReqIDs == nil {
+				sd.lostReqIDs = map[idKey]string{}
+			}
+			sd.lostReqIDs[k] = why
+		}
+	}
+}
+
+// lostRequest returns why a response with id, answering side si's
+// requests, that matches none may answer a request in a text that could
+// not be read, or "". In a capture in the order sent, only texts before
+// the response count; in a HAR, any of its session's.
+func (s *session) lostRequest(si int, id rpcid.ID) string {
+	sd := &s.t.sides[si]
+	if why, ok := sd.lostReqIDs[keyOf(id)]; ok {
+		return why
+	}
+	return sd.lostReq
 }

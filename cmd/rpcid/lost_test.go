@@ -156,3 +156,80 @@ func TestHARCutShortMayAnswer(t *testing.T) {
 		t.Errorf("check says\n%s\nwant a line with %q", out, want)
 	}
 }
+
+// A response that matches no request may answer one in a text that could
+// not be read: it matches none "in the capture", naming that text, when
+// the text may hold a request of the side the response answers, with the
+// response's id if its readable start shows one.
+func TestCheckUnreadableMayHoldRequest(t *testing.T) {
+	const cutReq = `{"jsonrpc":"2.0","id":3,"method":"tools/call","par`
+	inCapture := "response id 3 matches no pending request in the capture: line 1, which may hold the request it answers, is cut short"
+	for _, c := range []struct{ name, capture, want string }{
+		{"its request cut", "> " + cutReq + "\n< " + `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n", inCapture},
+		{"another id", "> " + cutReq + "\n< " + `{"jsonrpc":"2.0","id":4,"result":{}}` + "\n", "response id 4 matches no pending request\n"},
+		{"cut before its id", "> " + `{"jsonrpc":"2.0","method":"tools/call","par` + "\n< " + `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n", inCapture},
+		{"the server's text", "< " + cutReq + "\n< " + `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n", "response id 3 matches no pending request\n"},
+		{"a response cut", "> " + `{"jsonrpc":"2.0","id":3,"result":{"x":` + "\n< " + `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n", "response id 3 matches no pending request\n"},
+		{"a notification, read whole", "> " + `{"jsonrpc":"2.0","method":"notifications/initialized"}}` + "\n< " + `{"jsonrpc":"2.0","id":3,"result":{}}` + "\n", "response id 3 matches no pending request\n"},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(c.capture), "check", "-")
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s: check says\n%s\nwant %q", c.name, out, c.want)
+		}
+	}
+	har := harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":3,"method":"tools/call","par`, 200, "application/json", `{"jsonrpc":"2.0","id":3,"result":{}}`})
+	_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+	if want := "response id 3 matches no pending request in the capture: the request body at entry 1, which may hold the request it answers, is cut short"; !strings.Contains(out, want) {
+		t.Errorf("HAR: check says\n%s\nwant %q", out, want)
+	}
+}
+
+// visibleIDs reads top-level members only, each value only when it ends
+// before the cut.
+func TestVisibleIDs(t *testing.T) {
+	for _, c := range []struct {
+		in                string
+		answers, requests string // "none", "any" or the ids shown
+	}{
+		{`{"jsonrpc":"2.0","id":1,"res`, "[1]", "[1]"},
+		{`{"jsonrpc":"2.0","id":1`, "any", "any"},
+		{`{"jsonrpc":"2.0","id":1 `, "[1]", "[1]"},
+		{`{"id":"a\"b","result":`, `["a\"b"]`, "none"},
+		{`{"id":"a\"`, "any", "any"},
+		{`{"params":{"id":2},"id":1,"method":"x"`, "none", "[1]"},
+		{`{"params":{"id":2},"par`, "any", "any"},
+		{`{"ID":1,"res`, "[1]", "[1]"},
+		{`{"id":01,"res`, "any", "any"}, // valid only to the 0: the id may go on
+		{`{"jsonrpc":"2.0","method":"a"}`, "none", "none"},
+		{`{"jsonrpc":"2.0","id":5,"method":"a"}`, "none", "[5]"},
+		{`{"jsonrpc":"2.0"}`, "none", "none"},
+		{`[{"jsonrpc":"2.0","id":1`, "any", "any"},
+		{`2025-10-03T07:51:43Z [fs]`, "none", "none"},
+		{`   `, "none", "none"},
+	} {
+		sh := visibleIDs([]byte(c.in), validPrefix([]byte(c.in)))
+		say := func(v visible) string {
+			switch {
+			case v.none:
+				return "none"
+			case v.ids == nil:
+				return "any"
+			}
+			var b []byte
+			b = append(b, '[')
+			for i, id := range v.ids {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = id.AppendJSON(b)
+			}
+			return string(append(b, ']'))
+		}
+		if got := say(sh.answers()); got != c.answers {
+			t.Errorf("%s: answers %s, want %s", c.in, got, c.answers)
+		}
+		if got := say(sh.requests()); got != c.requests {
+			t.Errorf("%s: requests %s, want %s", c.in, got, c.requests)
+		}
+	}
+}

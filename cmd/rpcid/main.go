@@ -222,7 +222,11 @@
 //     odd spelling.
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
-//     that body may have held the request it answers, and for a response to
+//     that body may have held the request it answers; after a line, body,
+//     event or frame that could not be read, sent by the side whose
+//     requests it answers, that the text may hold that request (unless
+//     what can be read of it shows a response, or a request with another
+//     id); and for a response to
 //     a server request, that a GET event stream without its body may have
 //     carried that request; in the run an MCP host's log starts in (its
 //     server's lines before any start of the server), that the request may

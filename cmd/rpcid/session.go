@@ -1895,6 +1895,10 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		// The request it answers may be in a body the capture lacks.
 		f.Note = s.notes[s.reqNote-1]
 		msg = fmt.Sprintf("response id %s matches no pending request in the capture: %s, and may have held the request it answers", show(raw), f.Note)
+	} else if why := s.lostRequest(si, id); why != "" {
+		// Or in a text the capture holds but that could not be read.
+		f.Note = why
+		msg = fmt.Sprintf("response id %s matches no pending %s in the capture: %s", show(raw), reqWord(si == 1), why)
 	}
 	// Group the normalizers that agree on value, request and verdict.
 	for i := 0; i < len(lax); {

@@ -211,6 +211,11 @@ type side struct {
 	// lostText).
 	lost    lostAny
 	lostIDs map[idKey]string
+	// lostReq is the latest text that could not be read and may hold any
+	// request of the side, and lostReqIDs those that may hold only
+	// requests with ids of these keys (see lostRequests).
+	lostReq    string
+	lostReqIDs map[idKey]string
 }
 
 // notice is a notification a peer sent: its method name (name, "" when
