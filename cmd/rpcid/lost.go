@@ -48,9 +48,10 @@ type lostAny struct {
 	why   string // "line 7, which may hold it, is not JSON"
 }
 
-// lostIDsMax bounds the ids a HAR session remembers from texts that could
-// not be read; beyond it, further ones are not remembered (and the
-// requests they may answer read as unanswered).
+// lostIDsMax bounds the ids a capture remembers from texts that could not
+// be read (see side.lostIDs and side.lostReqIDs), in all its sessions;
+// beyond it, further ones are not remembered, and the requests and
+// responses they may be read as unanswered and unmatched.
 const lostIDsMax = 4096
 
 // visible is what the readable start of a text that could not be read
@@ -322,13 +323,14 @@ func (s *session) lostText(pos position, dir direction, data []byte, valid int, 
 			}
 			for _, id := range v.ids {
 				k := keyOf(id)
-				if _, ok := sd.lostIDs[k]; ok || len(sd.lostIDs) >= lostIDsMax {
+				if _, ok := sd.lostIDs[k]; ok || s.lostIDs >= lostIDsMax {
 					continue
 				}
 				if sd.lostIDs == nil {
 					sd.lostIDs = map[idKey]string{}
 				}
 				sd.lostIDs[k] = why
+				s.lostIDs++
 			}
 		}
 		return
@@ -440,13 +442,14 @@ func (s *session) lostRequests(dir direction, v visible, why string) {
 		}
 		for _, id := range v.ids {
 			k := keyOf(id)
-			if _, ok := sd.lostReqIDs[k]; ok || len(sd.lostReqIDs) >= lostIDsMax {
+			if _, ok := sd.lostReqIDs[k]; ok || s.lostIDs >= lostIDsMax {
 				continue
 			}
 			if sd.lostReqIDs == nil {
 				sd.lostReqIDs = map[idKey]string{}
 			}
 			sd.lostReqIDs[k] = why
+			s.lostIDs++
 		}
 	}
 }

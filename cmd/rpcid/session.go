@@ -212,6 +212,7 @@ type session struct {
 	entryLost []entryLost
 	lostAll   lostAny
 	atEOF     bool
+	lostIDs   int // entries made in the sides' lostIDs and lostReqIDs
 	// failedExchange: the HAR entry being read has a response status
 	// other than 2xx (and not a missing one), so a client answer in its
 	// request body did not reach the server, or may not have; undelivered
