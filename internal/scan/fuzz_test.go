@@ -266,3 +266,31 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(checkScan)
 }
+
+// Scan agrees with encoding/json on every prefix of texts whose short
+// strings, names and integers (which value checks in line) end at every
+// offset within and just past the 16 bytes it looks at, and on the texts
+// with a byte changed at each offset.
+func TestScanPrefixes(t *testing.T) {
+	var texts []string
+	for n := 0; n <= 18; n++ {
+		w := strings.Repeat("w", n)
+		texts = append(texts,
+			`{"p":{"`+w+`":"`+w+`"},"id":[`+strings.Repeat("7", n+1)+`,"`+w+`"]}`,
+			`[{"`+w+`":{"`+w+`":1}}, {"`+w+`" : -1.5e3}]`,
+			`{"`+w+`":[`+strings.Repeat("1", n+1)+`.5,`+strings.Repeat("2", n+1)+`e1,0,`+strings.Repeat("3", n+1)+`]}`,
+		)
+	}
+	for _, text := range texts {
+		for k := 0; k <= len(text); k++ {
+			checkScan(t, []byte(text[:k]))
+		}
+		for k := 0; k < len(text); k++ {
+			for _, c := range []byte{'"', ':', ',', '}', ']', '\\', 'x', 0x01, 0xff} {
+				b := []byte(text)
+				b[k] = c
+				checkScan(t, b)
+			}
+		}
+	}
+}
