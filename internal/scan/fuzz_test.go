@@ -294,3 +294,40 @@ func TestScanPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// Strings and member names of every length up to 20 with each byte that
+// stops the in-line check of short plain strings in value (or a plain one,
+// DEL) at each offset, followed by up to 18 bytes, as a member's value and
+// as a member's name in a nested object: Scan agrees with encoding/json and
+// reports the spans, whichever path takes them.
+func TestShortStrings(t *testing.T) {
+	stops := []string{`"`, "\x7f", `\`, `\n`, "\x01", "\x1f", "\x80", "é", "\xff"}
+	for n := 0; n <= 20; n++ {
+		for p := -1; p < n; p++ { // p < 0: no stop byte in the contents
+			for _, stop := range stops {
+				var b []byte
+				for k := 0; k < n; k++ {
+					if k == p {
+						b = append(b, stop...)
+					} else {
+						b = append(b, 'a'+byte(k))
+					}
+				}
+				str := `"` + string(b) + `"`
+				for tail := 0; tail <= 18; tail++ {
+					pad := strings.Repeat(" ", tail)
+					for _, text := range []string{
+						`{"p":[` + str + pad + `]}`,
+						`{"p":{"k":` + str + pad + `}}`,
+						`{"p":{` + str + pad + `:1}}`,
+						`{"p":{"k":0,` + str + `:` + pad + `1}}`,
+						`{"p":[` + str, // cut short after it
+						`{"p":{` + str + `:`,
+					} {
+						checkScan(t, []byte(text))
+					}
+				}
+			}
+		}
+	}
+}

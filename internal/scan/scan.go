@@ -538,7 +538,7 @@ func ws(data []byte, i int) int {
 // It is written as three states joined by goto (at a value, after one, at
 // a member name), with short strings and integers checked in line: most of
 // a JSON text's structure is made of them, and a call costs more than
-// checking one (see shortStr).
+// checking one.
 func (s *scanner) value(i, depth int) int {
 	data := s.data
 	d := depth
@@ -551,8 +551,8 @@ func (s *scanner) value(i, depth int) int {
 top: // At the first byte of a value; i < len(data).
 	c = data[i]
 	if c == '"' {
-		// A short plain string in line, as shortStr takes it; any other
-		// through str.
+		// A short plain string in line: its contents (see skipPlain)
+		// end within the next 16 bytes. Any other through str.
 		if len(data)-i > 16 {
 			j = i
 			low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
@@ -665,7 +665,7 @@ after: // After a value: close containers, or go on to the next element.
 	goto after
 name: // At a member name and its ':' (i may be len(data)).
 	if len(data)-i > 16 && data[i] == '"' {
-		// A short plain name in line, as shortStr takes it.
+		// A short plain name in line, as a short string above.
 		j = i
 		low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
 		if low == 0 {
@@ -689,7 +689,7 @@ name: // At a member name and its ':' (i may be len(data)).
 
 // memberName checks the member name at data[i] and the name separator after
 // it, and returns the offset of the member's value, which is less than
-// len(data). It is value's slow path for names that shortStr does not take.
+// len(data). It is value's slow path for names it does not take in line.
 func (s *scanner) memberName(i int) int {
 	data := s.data
 	if i >= len(data) {
@@ -698,7 +698,7 @@ func (s *scanner) memberName(i int) int {
 	if data[i] != '"' {
 		return s.fail(i, faultName)
 	}
-	// The caller has tried shortStr.
+	// The caller has tried the short plain names.
 	if i = s.str(i); s.flt != ok {
 		return i
 	}
@@ -972,27 +972,6 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// shortStr returns the offset after the string whose opening quotation mark
-// is at data[i] (the caller's to check) if the string's contents are plain
-// (see skipPlain) and end within the next sixteen bytes, and -1 otherwise.
-// It saves a call for the short names and values that most of a JSON text's
-// structure is made of ("jsonrpc", "description", "inputSchema").
-func shortStr(data []byte, i int) int {
-	if len(data)-i <= 8 {
-		return -1
-	}
-	low, qm := quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
-	if low == 0 && len(data)-i > 16 {
-		low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+9:]))
-		i += 8
-	}
-	// The lowest special byte (see skipPlain) is a quotation mark.
-	if low&-low&qm != 0 {
-		return i + 2 + bits.TrailingZeros64(low)>>3
-	}
-	return -1
-}
 
 // quoteFirst returns special(x) and the high bits of the bytes of x that are
 // quotation marks (and maybe of bytes above the lowest such, from a borrow).
