@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/rpcid/rpcid/internal/mediatype"
 	"github.com/rpcid/rpcid/internal/restore"
 )
 
@@ -203,9 +204,24 @@ func (b *lineBody) Line(dst, line []byte) []byte {
 	if ids.Idle() {
 		return append(dst, line...) // nothing to restore
 	}
+	// A byte order mark at the start of the line is no part of its text
+	// (RFC 8259 section 8.1): it passes on, and the text after it is
+	// restored. Every line may have one, as readers that give each line's
+	// bytes to a parser that skips it (Python's json.loads) read it; in a
+	// JSON text sequence, one may come before the record separator (at the
+	// start of the body, where UTF-8 decoding removes it) and one after it,
+	// at the start of the text.
+	if rest, ok := mediatype.TrimBOM(line); ok {
+		dst = append(dst, mediatype.BOM...)
+		line = rest
+	}
 	if b.seq && len(line) > 0 && line[0] == 0x1e {
 		dst = append(dst, line[0])
 		line = line[1:]
+		if rest, ok := mediatype.TrimBOM(line); ok {
+			dst = append(dst, mediatype.BOM...)
+			line = rest
+		}
 	}
 	out, _ := ids.AppendRestored(dst, line)
 	return out
