@@ -21,7 +21,7 @@ import (
 const DefaultMaxPending = 4096
 
 // DefaultMaxMessageSize is the size in bytes of the largest request body,
-// application/json response body or event-stream event a Transport examines
+// JSON response body or event-stream event a Transport examines
 // when its MaxMessageSize field is zero or negative. It is the default event
 // size limit of the MCP Go SDK's client (16 MiB).
 const DefaultMaxMessageSize = 16 << 20
@@ -176,7 +176,7 @@ type Transport struct {
 	MaxPending int
 
 	// MaxMessageSize is the size in bytes of the largest request body,
-	// application/json response body or event-stream event examined. Larger
+	// JSON response body or event-stream event examined. Larger
 	// ones pass unexamined: their request ids are not remembered and their
 	// response ids are not restored. If zero or negative,
 	// DefaultMaxMessageSize is used; values above math.MaxInt32 (2 GiB) are
