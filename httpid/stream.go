@@ -9,14 +9,15 @@ import (
 	"github.com/rpcid/rpcid/internal/restore"
 )
 
-// streamBody is the body of an application/json response of unknown length,
-// which may be one JSON text or a long-lived stream of them. It passes bytes
-// on as they arrive, holding back only a top-level object or array from its
-// first byte until its closing bracket, and then passes that on with its
-// response ids restored. Bytes outside objects and arrays (whitespace
-// between texts, scalars, strings and the brackets in them, anything that is
-// not JSON) pass at once. An object
-// or array longer than max passes through unchanged as it arrives.
+// streamBody is the body of a JSON response (application/json or another
+// JSON type, see mediatype.IsJSON) of unknown length, which may be one JSON
+// text or a long-lived stream of them. It passes bytes on as they arrive,
+// holding back only a top-level object or array from its first byte until
+// its closing bracket, and then passes that on with its response ids
+// restored. Bytes outside objects and arrays (whitespace between texts,
+// scalars, strings and the brackets in them, a byte order mark before a
+// text, anything that is not JSON) pass at once. An object or array longer
+// than max passes through unchanged as it arrives.
 //
 // Brackets are matched by counting, outside strings; whether the held text
 // is valid JSON is for the restoring to decide, which leaves invalid text
