@@ -308,7 +308,8 @@
 //     check reads too; encoding/json (go-sdk, mcp-go) fails on it. In a
 //     JSON Lines capture only a mark at the start of the file is skipped: a
 //     later line that starts with one is an invalid-message, since stdio
-//     peers' JSON parsers fail on it.
+//     transports hand each line to their JSON parser as text, and go-sdk's
+//     (encoding/json) and the TypeScript SDK's (JSON.parse) fail on it.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //
