@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // A request whose answer may be in a line, body, event or frame that could
@@ -232,4 +235,44 @@ func TestVisibleIDs(t *testing.T) {
 			t.Errorf("%s: requests %s, want %s", c.in, got, c.requests)
 		}
 	}
+}
+
+// FuzzVisibleIDs checks visibleIDs against the scanner: on a whole message
+// object the scanner reads (no member named twice or by a case variant), it
+// sees the object whole, the same "method", "result" and "error" members,
+// and the id the scanner finds; on any prefix of it, it never panics and
+// sees no id the whole message lacks.
+func FuzzVisibleIDs(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"a\"b","method":"x","params":{"id":2}}`,
+		`{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":null}`,
+		`{"jsonrpc":"2.0","method":"n"}`,
+		` { "id" : 1.5e3 , "result" : [ "]" ] } `,
+	} {
+		f.Add([]byte(s), uint16(len(s)/2))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		var sc []scan.Message
+		msgs, batch, err := scanText(nil, &sc, data)
+		n := int(cut) % (len(data) + 1)
+		part := visibleIDs(data[:n], validPrefix(data[:n])) // no panic
+		if err != nil || batch || len(msgs) != 1 || !msgs[0].object || msgs[0].dup != 0 || msgs[0].fold != 0 {
+			return
+		}
+		m := &msgs[0]
+		sh := visibleIDs(data, len(data))
+		if !sh.complete || sh.sawMethod != (m.method != nil) || sh.sawAnswer != (m.result != nil || m.errv != nil) || sh.sawID != (m.id != nil) {
+			t.Fatalf("visibleIDs(%q) = %+v; scan: method %q result %q error %q id %q", data, sh, m.method, m.result, m.errv, m.id)
+		}
+		want, perr := rpcid.Parse(m.id)
+		if m.id != nil && perr == nil && (len(sh.ids) != 1 || sh.ids[0] != want) {
+			t.Fatalf("visibleIDs(%q) ids %v, want %v", data, sh.ids, want)
+		}
+		for _, id := range part.ids {
+			if m.id == nil || perr != nil || !rpcid.Equal(id, want) {
+				t.Fatalf("visibleIDs(%q) of %d bytes sees id %v; the whole message has %q", data, n, id, m.id)
+			}
+		}
+	})
 }
