@@ -170,6 +170,7 @@ func TestScopeGroups(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tb, log := scopeTable(tt.max)
 			exs := map[string]*Exchange{}
+			sessions := map[string]string{} // the session each exchange was sent in
 			for _, r := range tt.requests {
 				var key, session, id string
 				fmt.Sscan(r, &key, &session, &id)
@@ -179,13 +180,11 @@ func TestScopeGroups(t *testing.T) {
 				data := request(id)
 				if id[0] == '[' {
 					data = "["
-					var ids []string
 					for i, x := range splitIDs(id) {
 						if i > 0 {
 							data += ","
 						}
 						data += request(x)
-						ids = append(ids, x)
 					}
 					data += "]"
 				}
@@ -194,7 +193,7 @@ func TestScopeGroups(t *testing.T) {
 					key = key[:len(key)-1]
 				}
 				ex := mustRecord(t, tb, data, session)
-				exs[key] = ex
+				exs[key], sessions[key] = ex, session
 				if release {
 					tb.Release(ex, false)
 				}
@@ -216,14 +215,7 @@ func TestScopeGroups(t *testing.T) {
 					if ex == nil {
 						t.Fatalf("step %d: no exchange %s", i, s.scope)
 					}
-					var sess string
-					for _, r := range ex.recs {
-						sess = r.session
-					}
-					if ex.released {
-						sess = ""
-					}
-					sc := tb.Scope(ex, sess)
+					sc := tb.Scope(ex, sessions[s.scope])
 					last := 0
 					sc.Restore(in, func(start, end int, sent []byte) {
 						out = append(append(out, in[last:start]...), sent...)
