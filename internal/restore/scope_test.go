@@ -272,3 +272,42 @@ func TestScopeAllocs(t *testing.T) {
 		t.Errorf("RecordSession + Scope.RestoreInPlace + Release allocate %v times, want 1", allocs)
 	}
 }
+
+// TestScopeConcurrent runs many exchanges at once whose ids are Equal in
+// three spellings, each answered in its own scope with a fourth: each must
+// get its own spelling back, and the Table must end empty. Run it with
+// -race.
+func TestScopeConcurrent(t *testing.T) {
+	tb := &Table{}
+	spellings := []string{`1`, `"1"`, `1.0`}
+	const n = 64
+	errs := make(chan string, n)
+	for g := range n {
+		go func() {
+			sent := spellings[g%len(spellings)]
+			session := fmt.Sprint("s", g%5)
+			for range 50 {
+				ex, err := tb.RecordSession([]byte(request(sent)), session)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				out, _ := tb.Scope(ex, session).AppendRestored(nil, []byte(response(`1e0`)))
+				tb.Release(ex, false)
+				if string(out) != response(sent) {
+					errs <- fmt.Sprintf("exchange of %s read %s", sent, out)
+					return
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range n {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+	if tb.Len() != 0 {
+		t.Errorf("Len = %d after every exchange was answered, want 0", tb.Len())
+	}
+}
