@@ -50,15 +50,17 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 // Equal to it in this order, and the first of these groups that holds any
 // decides:
 //
-//  1. the ids of the exchange whose response body holds the response (a
-//     Scope's Exchange): a response to a POST's request arrives in that
-//     POST's response (JSON-RPC 2.0 section 5: the response id MUST be the
-//     same as the request's; MCP Streamable HTTP: the server answers the
-//     requests of a POST on that POST's response, JSON or event stream);
-//  2. the ids sent in the same MCP session (a Scope's Session, the
-//     Mcp-Session-Id header of the requests), for a body whose exchange
-//     recorded none, such as an event stream opened with GET (resumption
-//     with Last-Event-ID, the standalone stream);
+//  1. the ids of the exchange whose response body holds the response (the
+//     Exchange given to Table.Scope): a response to a POST's request
+//     arrives in that POST's response (JSON-RPC 2.0 section 5: the response
+//     id MUST be the same as the request's; MCP Streamable HTTP: the server
+//     answers the requests of a POST on that POST's response, JSON or event
+//     stream);
+//  2. the ids sent in the same MCP session (the session given to
+//     RecordSession and Table.Scope: in HTTP, the requests' Mcp-Session-Id
+//     header), when the exchange has no Equal id or recorded none at all,
+//     as for an event stream opened with GET (resumption with
+//     Last-Event-ID, the standalone stream); an empty session is none;
 //  3. all remembered ids, as Restore without a scope matches (stdio, where
 //     every response arrives on one stream).
 //
@@ -88,10 +90,10 @@ type Table struct {
 	OnUnmatched func(received []byte)
 
 	// OnAmbiguous, if set, is called for each response id Equal to
-	// remembered ids sent in different spellings, none spelled as received
-	// and no one spelling alone among those in flight: the id is left as
-	// received and nothing is forgotten. Like OnRestore, it must not keep
-	// the slice.
+	// remembered ids sent in different spellings in the group that decides
+	// (see Table), none spelled as received and no one spelling alone among
+	// those in flight: the id is left as received and nothing is forgotten.
+	// Like OnRestore, it must not keep the slice.
 	OnAmbiguous func(received []byte)
 
 	// OnElsewhere, if set, is called for each response id found through a
