@@ -213,7 +213,7 @@ func (l *proxyLog) ambiguous(received []byte) {
 // restore.Table), so this is said only when the response's own exchange
 // had no Equal id to answer.
 func (l *proxyLog) elsewhere(m restore.Elsewhere) {
-	session, state := "", "whose response is still open"
+	session, state := "", "which is still in flight"
 	if m.Session {
 		session = " in the same MCP session"
 	}

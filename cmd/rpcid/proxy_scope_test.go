@@ -15,9 +15,9 @@ import (
 
 // scopeUpstream is a gateway in front of a JSON-RPC server, on 127.0.0.1,
 // that turns every id into a string and answers each POST in its own
-// response body, when the test releases it: as application/json, or, for a
-// method named "ends-early", as an event stream that ends without the
-// response. A GET gets an event stream with the responses the test sends on
+// response body: as application/json when the test releases it, or, for a
+// method named "ends-early", at once as an event stream that ends without
+// the response. A GET gets an event stream with the responses the test sends on
 // late.
 type scopeUpstream struct {
 	*httptest.Server
@@ -61,14 +61,14 @@ func (u *scopeUpstream) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	method := string(m[3])
 	u.arrived <- method
-	select {
-	case <-u.release[method]:
-	case <-time.After(wait):
-		return
-	}
 	if method == "ends-early" {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, ": the response will come later\n\n")
+		return
+	}
+	select {
+	case <-u.release[method]:
+	case <-time.After(wait):
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -88,14 +88,32 @@ func (u *scopeUpstream) waitArrived(t *testing.T, method string) {
 	}
 }
 
-// postAsync posts body to url with a client of its own (a connection of its
-// own) and delivers the response body read, or the error.
-func postAsync(url, body string) <-chan string {
+// sendAsync sends body to url with a client of its own (a connection of its
+// own), as a POST, or as a GET for an event stream if body is "", with
+// Mcp-Session-Id session unless it is "", and delivers the response body
+// read, or the error.
+func sendAsync(url, body, session string) <-chan string {
 	got := make(chan string, 1)
 	go func() {
 		c := &http.Client{Transport: &http.Transport{}, Timeout: wait}
 		defer c.CloseIdleConnections()
-		resp, err := c.Post(url, "application/json", strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if body != "" {
+			req, err = http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		}
+		if err != nil {
+			got <- "error: " + err.Error()
+			return
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		} else {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := c.Do(req)
 		if err != nil {
 			got <- "error: " + err.Error()
 			return
@@ -154,7 +172,10 @@ func stopBinary(t *testing.T, cmd *exec.Cmd, lines <-chan string) []string {
 // variant, B's POST is answered with an event stream that ends without the
 // response, then A posts 1 and must read 1, not "1" left unrestored because
 // B's orphan was spelled as received; B's answer arrives later on a GET
-// stream and -v says that it answered a request of another HTTP request.
+// stream and -v says that it answered a request of another HTTP request. In
+// the session variant, two MCP sessions' orphans, 1 and "1", are answered on
+// GET streams with each session's Mcp-Session-Id, each of which answers its
+// own session's request.
 func TestProxyBinaryOwnExchange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -173,9 +194,9 @@ func TestProxyBinaryOwnExchange(t *testing.T) {
 			cmd := exec.Command(bin, "proxy", "-v", "-listen", "127.0.0.1:0", up.URL+"/mcp")
 			addr, lines := startBinary(t, cmd)
 			url := "http://" + addr + "/mcp"
-			got := map[string]<-chan string{"A": postAsync(url, reqA)}
+			got := map[string]<-chan string{"A": sendAsync(url, reqA, "")}
 			up.waitArrived(t, "A")
-			got["B"] = postAsync(url, reqB)
+			got["B"] = sendAsync(url, reqB, "")
 			up.waitArrived(t, "B")
 			want := map[string]string{
 				"A": `{"jsonrpc":"2.0","id":1,"result":{"method":"A"}}`,
@@ -207,13 +228,12 @@ func TestProxyBinaryOwnExchange(t *testing.T) {
 		cmd := exec.Command(bin, "proxy", "-v", "-listen", "127.0.0.1:0", up.URL+"/mcp")
 		addr, lines := startBinary(t, cmd)
 		url := "http://" + addr + "/mcp"
-		b := postAsync(url, `{"jsonrpc":"2.0","id":"1","method":"ends-early"}`)
+		b := sendAsync(url, `{"jsonrpc":"2.0","id":"1","method":"ends-early"}`, "")
 		up.waitArrived(t, "ends-early")
-		close(up.release["ends-early"])
 		if body := await(t, b, "B"); body != ": the response will come later\n\n" {
 			t.Fatalf("client B read %q, want the event stream without the response", body)
 		}
-		a := postAsync(url, reqA)
+		a := sendAsync(url, reqA, "")
 		up.waitArrived(t, "A")
 		close(up.release["A"])
 		if body, want := await(t, a, "A"), `{"jsonrpc":"2.0","id":1,"result":{"method":"A"}}`; body != want {
@@ -221,19 +241,7 @@ func TestProxyBinaryOwnExchange(t *testing.T) {
 		}
 		// B's answer, late, on a GET stream: it answers B's orphan.
 		up.late <- `{"jsonrpc":"2.0","id":"1","result":{"method":"ends-early"}}`
-		stream := make(chan string, 1)
-		go func() {
-			req, _ := http.NewRequest(http.MethodGet, url, nil)
-			req.Header.Set("Accept", "text/event-stream")
-			resp, err := testClient.Do(req)
-			if err != nil {
-				stream <- "error: " + err.Error()
-				return
-			}
-			defer resp.Body.Close()
-			body, _ := io.ReadAll(resp.Body)
-			stream <- string(body)
-		}()
+		stream := sendAsync(url, "", "")
 		if body, want := await(t, stream, "GET"), "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{\"method\":\"ends-early\"}}\n\n"; body != want {
 			t.Errorf("GET stream read %q, want %q", body, want)
 		}
@@ -251,4 +259,42 @@ func TestProxyBinaryOwnExchange(t *testing.T) {
 			t.Errorf("stderr says %d times that a response answered another HTTP request's, want once:\n%s", n, log)
 		}
 	})
+
+	// Two MCP sessions each leave an id orphaned, 1 and "1"; each answer
+	// comes on a GET stream of its own session (the standalone stream, or
+	// resumption with Last-Event-ID), which answers its session's request
+	// first. Before, the first GET's "1" answered the other session's "1".
+	for _, first := range []string{"a", "b"} {
+		t.Run("session-GET/"+first+"-first", func(t *testing.T) {
+			up := newScopeUpstream(t)
+			cmd := exec.Command(bin, "proxy", "-v", "-listen", "127.0.0.1:0", up.URL+"/mcp")
+			addr, lines := startBinary(t, cmd)
+			url := "http://" + addr + "/mcp"
+			sent := map[string]string{"a": `1`, "b": `"1"`}
+			for _, session := range []string{"a", "b"} {
+				got := sendAsync(url, `{"jsonrpc":"2.0","id":`+sent[session]+`,"method":"ends-early"}`, session)
+				up.waitArrived(t, "ends-early")
+				if body := await(t, got, session); strings.Contains(body, "result") {
+					t.Fatalf("session %s read %q, want no response", session, body)
+				}
+			}
+			for _, session := range []string{first, map[string]string{"a": "b", "b": "a"}[first]} {
+				up.late <- `{"jsonrpc":"2.0","id":"1","result":{}}`
+				want := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":" + sent[session] + ",\"result\":{}}\n\n"
+				if body := await(t, sendAsync(url, "", session), "GET "+session); body != want {
+					t.Errorf("GET of session %s, which sent %s, read %q, want %q", session, sent[session], body, want)
+				}
+			}
+			log := strings.Join(stopBinary(t, cmd, lines), "\n")
+			for _, s := range []string{
+				`rpcid proxy: restored response id "1" to 1`,
+				`rpcid proxy: response id "1" answers request id 1 of another HTTP request in the same MCP session, whose response had ended without it`,
+				`rpcid proxy: response id "1" answers request id "1" of another HTTP request in the same MCP session, whose response had ended without it`,
+			} {
+				if !strings.Contains(log, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, log)
+				}
+			}
+		})
+	}
 }
