@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // scopeUpstream is a gateway in front of a JSON-RPC server, on 127.0.0.1,
@@ -296,5 +298,34 @@ func TestProxyBinaryOwnExchange(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProxyLogElsewhere checks the -v line for each kind of match with
+// another HTTP request's request, and that without -v there is none.
+func TestProxyLogElsewhere(t *testing.T) {
+	for _, tt := range []struct {
+		m    restore.Elsewhere
+		want string
+	}{
+		{restore.Elsewhere{Received: []byte(`"1"`), Sent: []byte(`1`)},
+			`rpcid proxy: response id "1" answers request id 1 of another HTTP request, which is still in flight` + "\n"},
+		{restore.Elsewhere{Received: []byte(`1.0`), Sent: []byte(`"1"`), Ended: true},
+			`rpcid proxy: response id 1.0 answers request id "1" of another HTTP request, whose response had ended without it` + "\n"},
+		{restore.Elsewhere{Received: []byte(`"7"`), Sent: []byte(`7`), Session: true},
+			`rpcid proxy: response id "7" answers request id 7 of another HTTP request in the same MCP session, which is still in flight` + "\n"},
+		{restore.Elsewhere{Received: []byte(`"\u202e"`), Sent: []byte(`"` + "\u202e" + `"`), Ended: true, Session: true},
+			`rpcid proxy: response id "\u202e" answers request id "\"\u202e\"" (Go-quoted) of another HTTP request in the same MCP session, whose response had ended without it` + "\n"},
+	} {
+		var b strings.Builder
+		(&proxyLog{w: &b, verbose: true}).elsewhere(tt.m)
+		if b.String() != tt.want {
+			t.Errorf("elsewhere(%+v) wrote\n%q, want\n%q", tt.m, b.String(), tt.want)
+		}
+		b.Reset()
+		(&proxyLog{w: &b}).elsewhere(tt.m)
+		if b.String() != "" {
+			t.Errorf("without -v, elsewhere(%+v) wrote %q, want nothing", tt.m, b.String())
+		}
 	}
 }
