@@ -128,7 +128,8 @@ type Elsewhere struct {
 	// response (it was an orphan); otherwise it was still in flight.
 	Ended bool
 	// Session reports that the request was sent in the MCP session of the
-	// body that held the response (the same non-empty Scope Session).
+	// body that held the response: the same non-empty session was given to
+	// RecordSession and Table.Scope.
 	Session bool
 }
 
