@@ -901,6 +901,11 @@ func readEscape(data []byte, i int) (rune, int, fault) {
 		if !utf16.IsSurrogate(r) {
 			return r, 6, fault{}
 		}
+		if r < 0xDC00 && (i+6 == len(data) || i+7 == len(data) && data[i+6] == '\\') {
+			// A high surrogate at the end of the input, or with only the
+			// reverse solidus of its pair: cut short, not lone.
+			return 0, 0, fault{ErrSyntax, len(data), "unterminated string"}
+		}
 		if r < 0xDC00 && i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
 			r2, flt := readHex4(data, i+8)
 			if flt.err != nil {

@@ -182,6 +182,10 @@ func TestParseErrors(t *testing.T) {
 		{"\"\xc0\xaf\"", rpcid.ErrInvalidUTF8, 1},             // overlong encoding
 		{`"\ud800"`, rpcid.ErrInvalidUTF8, 1},                 // lone high surrogate
 		{`"x\udc00"`, rpcid.ErrInvalidUTF8, 2},                // lone low surrogate
+		{`"\ud800`, rpcid.ErrSyntax, 7},                       // high surrogate, then the end: cut short, not lone
+		{`"\ud800\`, rpcid.ErrSyntax, 8},                      // and its pair's reverse solidus
+		{`"\ud800\u`, rpcid.ErrSyntax, 9},                     // and its pair's \u
+		{`"\udc00`, rpcid.ErrInvalidUTF8, 1},                  // a low surrogate is lone however the text goes on
 		{`"\ud800\u0041"`, rpcid.ErrInvalidUTF8, 1},           // high surrogate, then not low
 		{`"\ud800\ud800"`, rpcid.ErrInvalidUTF8, 1},           // two high surrogates
 		{"[\"\xff\"]", rpcid.ErrInvalidUTF8, 2},               // inside an array too

@@ -1006,6 +1006,11 @@ func (s *scanner) escape(i int) int {
 	if !utf16.IsSurrogate(r) {
 		return i + 6
 	}
+	if r < 0xDC00 && (i+6 == len(data) || i+7 == len(data) && data[i+6] == '\\') {
+		// A high surrogate at the end of the text, or with only the
+		// reverse solidus of its pair: cut short, not lone.
+		return s.fail(len(data), faultEOF)
+	}
 	if r < 0xDC00 && i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
 		r2 := hex4(data[i+8:])
 		if r2 < 0 {

@@ -196,6 +196,12 @@ func TestScanErrors(t *testing.T) {
 		{"lone low surrogate", `{"id":"\udc00"}`, scan.ErrInvalidUTF8, 7},
 		{"reversed pair", `{"id":"\udc00\ud800"}`, scan.ErrInvalidUTF8, 7},
 		{"high then non-surrogate", `{"id":"\ud800\u0041"}`, scan.ErrInvalidUTF8, 7},
+		{"high surrogate, then the end", `{"id":"\ud800`, scan.ErrSyntax, 13},
+		{"high surrogate, a reverse solidus, then the end", `{"id":"\ud800\`, scan.ErrSyntax, 14},
+		{"high surrogate, \\u, then the end", `{"id":"\ud800\u`, scan.ErrSyntax, 15},
+		{"high surrogate, half a pair, then the end", `{"id":"\ud800\udc`, scan.ErrSyntax, 17},
+		{"low surrogate, then the end", `{"id":"\udc00`, scan.ErrInvalidUTF8, 7},
+		{"high surrogate, then another character, then the end", `{"id":"\ud800x`, scan.ErrInvalidUTF8, 7},
 		{"lone surrogate in params", `{"params":{"\ud83d":1}}`, scan.ErrInvalidUTF8, 12},
 	}
 	for _, tt := range tests {
