@@ -418,19 +418,27 @@
 // by message with response ids restored; its standard error passes through.
 // Both directions understand two framings, message by message: one JSON
 // object or array per line (MCP's stdio transport), passed on as soon as
-// its closing bracket arrives, LF or not; and Content-Length framing (LSP's
+// its closing bracket arrives, LF or not, after a UTF-8 byte order mark if
+// one starts the line; and Content-Length framing (LSP's
 // base protocol: "Content-Length: N", CRLF or LF, optional other fields
 // such as Content-Type, an empty line, then N bytes of body), whose
-// Content-Length is rewritten when a restored id changes the body's length.
+// Content-Length is rewritten when a restored id changes the body's length
+// (a byte order mark before the body is skipped too).
 // Everything else passes unchanged: lines that hold no object or array,
 // header blocks without a valid Content-Length (and the body after one that
 // names Content-Length but is malformed, repeated, or in a block that turns
-// out to be none, or in a line of other text: a reader may frame that body
-// by it), and messages longer than -max-message-size.
+// out to be none, or on a line that starts with the field but is no header:
+// a reader may frame that body by it; a log line that names the field after
+// other text frames nothing), and messages longer than -max-message-size.
 //
 // The proxy exits with COMMAND's exit status (128+N when signal N ended
-// it); SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the proxy
-// waits for it to exit. When a write to standard output fails (the client went away), the
+// it). COMMAND runs in a process group of its own, so a terminal's Ctrl-C
+// (or a signal to the proxy's group) reaches only the proxy, and SIGINT,
+// SIGTERM, SIGHUP and SIGQUIT are passed on to COMMAND once each; Ctrl-Z
+// stops the proxy, not COMMAND. The proxy waits for COMMAND to exit; after
+// a signal, once COMMAND has exited, what it wrote is relayed for 0.5
+// seconds at most (a second signal ends that at once), and what the client
+// has not read by then is dropped. When a write to standard output fails (the client went away), the
 // proxy closes COMMAND's standard output and input and reads nothing more:
 // COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
 // status 141, unless it ignores the signal), and a COMMAND that lives on

@@ -50,7 +50,11 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sig := make(chan os.Signal, 2)
 	if cfg.command != nil {
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// SIGQUIT too: COMMAND runs in a process group of its own (see
+		// ownProcessGroup), so a terminal's Ctrl-\ reaches only the proxy,
+		// which would otherwise die of it (Go's default: a goroutine dump)
+		// instead of passing it on.
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	} else {
 		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	}

@@ -66,6 +66,10 @@ func helperCommand(t *testing.T, mode string) []string {
 //	           LF ending the body for method "nl".
 //	nonl       reads one line and answers it with id "1" and no LF, then
 //	           reads its input to the end and exits 0.
+//	floodterm  flood, but SIGTERM makes it exit with status 0.
+//	sigcount   counts the SIGINT, SIGTERM and SIGHUP it gets: prints
+//	           "ready", and 300 ms after the first signal prints the count
+//	           and exits 0 (1 when none comes within wait).
 func TestProxyHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -99,9 +103,36 @@ func TestProxyHelperProcess(t *testing.T) {
 		fmt.Println(os.Getpid())
 		time.Sleep(3 * wait)
 		code = 1
-	case "flood", "flood-nosigpipe":
-		if mode == "flood-nosigpipe" {
+	case "sigcount":
+		c := make(chan os.Signal, 16)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		fmt.Println("ready")
+		select {
+		case <-c:
+		case <-time.After(wait):
+			os.Exit(1)
+		}
+		n := 1
+		for end := time.After(300 * time.Millisecond); ; n++ {
+			select {
+			case <-c:
+				continue
+			case <-end:
+			}
+			break
+		}
+		fmt.Println(n)
+	case "flood", "flood-nosigpipe", "floodterm":
+		switch mode {
+		case "flood-nosigpipe":
 			signal.Ignore(syscall.SIGPIPE)
+		case "floodterm":
+			c := make(chan os.Signal, 1)
+			signal.Notify(c, syscall.SIGTERM)
+			go func() {
+				<-c
+				os.Exit(0)
+			}()
 		}
 		fmt.Println(os.Getpid())
 		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
@@ -111,7 +142,7 @@ func TestProxyHelperProcess(t *testing.T) {
 				break
 			}
 		}
-		if mode == "flood" || time.Now().After(deadline) {
+		if mode != "flood-nosigpipe" || time.Now().After(deadline) {
 			os.Exit(1)
 		}
 		end := make(chan struct{})
@@ -553,4 +584,127 @@ func TestProxyStdioUndelivered(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the proxy did not end")
 	}
+}
+
+// startUnread runs proxyStdio in this process on helper mode mode, one
+// that prints its process id first, with a client that reads that line and
+// nothing more, and waits for its output to back up; it returns the
+// command's process id, the signal channel and
+// the channel the exit status arrives on. The client's pipe is closed when
+// the test ends, which ends a relay still blocked on it.
+func startUnread(t *testing.T, mode string, stderr io.Writer) (pid int, sig chan os.Signal, done chan int) {
+	t.Helper()
+	cmd := helperCommand(t, mode)
+	stdinR, stdinW := io.Pipe()
+	t.Cleanup(func() { stdinW.Close() })
+	stdoutR, stdoutW := io.Pipe()
+	t.Cleanup(func() { stdoutR.Close() })
+	sig = make(chan os.Signal, 1)
+	done = make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, stderr, sig)
+	}()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		line <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-line:
+		var err error
+		if pid, err = strconv.Atoi(l); err != nil {
+			t.Fatalf("the command printed %q, want its process id", l)
+		}
+	case <-time.After(wait):
+		t.Fatal("the command printed nothing")
+	}
+	// Time for the command to fill its pipe and the proxy to block on the
+	// client (a flood writes 64 KiB in far less), so that output waits
+	// when the command ends: else what it wrote may all fit in the one read
+	// the client made, and the relay end with it.
+	time.Sleep(200 * time.Millisecond)
+	return pid, sig, done
+}
+
+// A signal ends the relay once the command has exited, though a client
+// that stopped reading holds output the command wrote: the proxy used to
+// stay until that output was read, through any number of signals, so a host
+// that cancels its reader before it sends SIGTERM (the Python SDK) waited
+// for its SIGKILL. The exit status is the command's, 1 for its 0, since its
+// output was not all delivered.
+func TestProxyStdioSignalEndsRelay(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	endsWith := func(t *testing.T, done chan int, want int, stderr *syncBuffer) {
+		t.Helper()
+		select {
+		case code := <-done:
+			if code != want {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, want, stderr.String())
+			}
+		case <-time.After(wait):
+			t.Fatalf("the proxy did not end within %v of the signal while its client did not read", wait)
+		}
+	}
+	t.Run("signal kills the command", func(t *testing.T) {
+		var stderr syncBuffer
+		_, sig, done := startUnread(t, "flood", &stderr)
+		sig <- syscall.SIGTERM // passed on: SIGTERM ends the command
+		endsWith(t, done, 128+int(syscall.SIGTERM), &stderr)
+	})
+	t.Run("command exits 0 on the signal", func(t *testing.T) {
+		var stderr syncBuffer
+		_, sig, done := startUnread(t, "floodterm", &stderr)
+		sig <- syscall.SIGTERM
+		endsWith(t, done, 1, &stderr)
+	})
+	t.Run("signal after the command exited", func(t *testing.T) {
+		old := stdioWaitDelay
+		stdioWaitDelay = 100 * time.Millisecond
+		defer func() { stdioWaitDelay = old }()
+		var stderr syncBuffer
+		stdinR, stdinW := io.Pipe()
+		defer stdinW.Close()
+		outR, outW := io.Pipe() // never read
+		defer outR.Close()
+		sig := make(chan os.Signal, 1)
+		done := make(chan int, 1)
+		go func() {
+			done <- proxyStdio(proxyConfig{command: helperCommand(t, "burst"), maxPending: 16, maxMessageSize: 1 << 10, verbose: true}, stdinR, outW, &stderr, sig)
+		}()
+		select {
+		case code := <-done:
+			t.Fatalf("the proxy ended (%d) before its output was read", code)
+		case <-time.After(10 * stdioWaitDelay): // the command has long exited
+		}
+		sig <- syscall.SIGTERM
+		endsWith(t, done, 1, &stderr)
+		if !strings.Contains(stderr.String(), "stopped relaying the command's output after a signal") {
+			t.Errorf("-v does not say why the output was cut:\n%s", stderr.String())
+		}
+	})
+	t.Run("second signal", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("uses /proc")
+		}
+		old := stdioSignalGrace
+		stdioSignalGrace = time.Hour
+		defer func() { stdioSignalGrace = old }()
+		var stderr syncBuffer
+		pid, sig, done := startUnread(t, "flood", &stderr)
+		sig <- syscall.SIGTERM
+		for deadline := time.Now().Add(wait); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not end after SIGTERM")
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("the proxy ended (%d) before the grace period or a second signal; stderr:\n%s", code, stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		sig <- syscall.SIGINT
+		endsWith(t, done, 128+int(syscall.SIGTERM), &stderr)
+	})
 }
