@@ -399,7 +399,8 @@
 // HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
 // address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
-// rebinding). Headers pass unchanged (the client's Authorization too), so a
+// rebinding). Headers pass unchanged (the client's Authorization and
+// X-Forwarded-For too; the proxy adds none), so a
 // gateway's OAuth sign-in (RFC 9728 metadata naming the gateway's URL, not
 // the proxy's) fails the client's check of the resource; a client given a
 // token directly works. It prints one line to standard error when listening:
@@ -408,7 +409,9 @@
 //
 // (on every address, -listen :PORT, it names http://127.0.0.1:PORT/PATH for
 // this machine's clients and adds a warning that other machines can use the
-// gateway through it).
+// gateway through it). Every message writes the values of URL's query (a
+// token) and a password in a URL as xxxxx: standard error often goes to a
+// host's logs.
 //
 // SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
 // flight get 5 seconds to finish (a second signal ends them at once).
