@@ -47,6 +47,7 @@ func helperCommand(t *testing.T, mode string) []string {
 //	kill       kills itself with SIGKILL.
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
 //	burst      writes burstLines notifications at once and exits 0.
+//	burstpid   burst, after a line with its process id.
 //	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
 //	           exits with status 1 after 3*wait.
 //	closein    closes its standard input, prints "ready", and exits with
@@ -92,8 +93,11 @@ func TestProxyHelperProcess(t *testing.T) {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Kill()
 		time.Sleep(wait)
-	case "burst":
+	case "burst", "burstpid":
 		w := bufio.NewWriter(os.Stdout)
+		if mode == "burstpid" {
+			fmt.Fprintln(w, os.Getpid())
+		}
 		for i := 0; i < burstLines; i++ {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"n":%d}}`+"\n", i)
 		}
@@ -551,7 +555,7 @@ func TestProxyStdioOutputHeldOpen(t *testing.T) {
 	old := stdioWaitDelay
 	stdioWaitDelay = 100 * time.Millisecond
 	defer func() { stdioWaitDelay = old }()
-	cmd := []string{"sh", "-c", `sleep 5 & echo '{"jsonrpc":"2.0","id":"1","result":{}}'`}
+	cmd := []string{"sh", "-c", `read request; sleep 5 & echo '{"jsonrpc":"2.0","id":"1","result":{}}'`}
 	start := time.Now()
 	code, stdout, stderr := runProxyArgs(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n", append([]string{"-v", "--"}, cmd...)...)
 	if code != 0 || stdout != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" || !strings.Contains(stderr, "a process it started holds it open") {
@@ -602,7 +606,7 @@ func startUnread(t *testing.T, mode string, stderr io.Writer) (pid int, sig chan
 	sig = make(chan os.Signal, 1)
 	done = make(chan int, 1)
 	go func() {
-		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10}, stdinR, stdoutW, stderr, sig)
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10, verbose: true}, stdinR, stdoutW, stderr, sig)
 	}()
 	line := make(chan string, 1)
 	go func() {
@@ -660,23 +664,20 @@ func TestProxyStdioSignalEndsRelay(t *testing.T) {
 		endsWith(t, done, 1, &stderr)
 	})
 	t.Run("signal after the command exited", func(t *testing.T) {
-		old := stdioWaitDelay
-		stdioWaitDelay = 100 * time.Millisecond
-		defer func() { stdioWaitDelay = old }()
+		if runtime.GOOS != "linux" {
+			t.Skip("uses /proc")
+		}
 		var stderr syncBuffer
-		stdinR, stdinW := io.Pipe()
-		defer stdinW.Close()
-		outR, outW := io.Pipe() // never read
-		defer outR.Close()
-		sig := make(chan os.Signal, 1)
-		done := make(chan int, 1)
-		go func() {
-			done <- proxyStdio(proxyConfig{command: helperCommand(t, "burst"), maxPending: 16, maxMessageSize: 1 << 10, verbose: true}, stdinR, outW, &stderr, sig)
-		}()
+		pid, sig, done := startUnread(t, "burstpid", &stderr)
+		for deadline := time.Now().Add(wait); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not exit")
+			}
+		}
 		select {
 		case code := <-done:
 			t.Fatalf("the proxy ended (%d) before its output was read", code)
-		case <-time.After(10 * stdioWaitDelay): // the command has long exited
+		case <-time.After(100 * time.Millisecond):
 		}
 		sig <- syscall.SIGTERM
 		endsWith(t, done, 1, &stderr)

@@ -341,6 +341,9 @@ func (r *StdioReader) step(p []byte) []byte {
 	case stOpaque:
 		i := 0
 		for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+			if p[i] == '\n' {
+				r.lead = -1 // a new line: no longer after a byte order mark
+			}
 			i++
 		}
 		r.Out = append(r.Out, p[:i]...)
@@ -355,6 +358,11 @@ func (r *StdioReader) step(p []byte) []byte {
 			r.st, r.bomN, r.bomOK, r.bomNotOK = stBOM, 0, stOpaque, stRest
 		default:
 			r.st = stBoundary
+			if r.lead == 0 {
+				// After a byte order mark on this line, as stBOM leaves
+				// a line's start.
+				r.st = stLine
+			}
 		}
 		return p[i:]
 	case stOpaqueText:
@@ -938,7 +946,7 @@ func (r *StdioReader) endBlock() {
 		r.st = stBoundary
 	case r.lengths > 1 || r.badLength:
 		r.flushHeader()
-		r.st = stOpaque
+		r.st, r.lead = stOpaque, -1
 	case r.n > int64(r.max):
 		r.flushHeader()
 		r.st = stSkip

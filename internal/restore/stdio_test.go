@@ -112,6 +112,8 @@ func TestStdioReader(t *testing.T) {
 		{"BOM, body over max", framed("\xef\xbb\xbf{\"a\":1}") + "{}", 9, framed("\xef\xbb\xbf{\"a\":1}") + "<{}>"},
 		{"BOM before a header", "\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n{}\n", 64, "\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n<{}>\n"},
 		{"BOM before the body after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbf{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbf{}\n<{}>\n"},
+		{"BOM, then a header after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n<{}>\n"},
+		{"BOM, LF, then a header after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbf\nContent-Length: 2\r\n\r\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbf\nContent-Length: 4\r\n\r\n<{}>\n"},
 		{"part of a BOM after a bad block", "Content-Length: x\r\n\r\n\xef\xbb{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb{}\n<{}>\n"},
 		{"a field-like line waits for the next", "Note: ready\n{}\n", 64, "Note: ready\n<{}>\n"},
 		{"message of exactly max bytes", "{\"a\":1}\n", 8, "<{\"a\":1}>\n"},
