@@ -341,6 +341,30 @@ func TestProxyStdioBatchResponse(t *testing.T) {
 	}
 }
 
+// Through the proxy, both ways: a request after a UTF-8 byte order mark is
+// recorded and its response, after one too, restored; a server's log line
+// that names Content-Length after other text does not keep the response
+// after it from being restored. The marks and the log line pass unchanged.
+func TestProxyStdioBOMAndLogLines(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	script := `read a; printf '\357\273\277{"jsonrpc":"2.0","id":"0","result":{}}\n'
+read b; printf 'DEBUG Content-Length: 38\n{"jsonrpc":"2.0","id":"1","result":{}}\n'`
+	in := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"method":"initialize"}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	code, stdout, stderr := runProxyArgs(t, in, "-v", "--", "sh", "-c", script)
+	want := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"result":{}}` + "\nDEBUG Content-Length: 38\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	if code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, "2 ids restored, 0 unmatched") {
+		t.Errorf("stderr does not report 2 ids restored:\n%s", stderr)
+	}
+}
+
 func TestProxyStdioLongLines(t *testing.T) {
 	cmd := helperCommand(t, "stringify")
 	long := `{"jsonrpc":"2.0","id":8,"method":"len","params":{"pad":"` + strings.Repeat("y", 5000) + `"}}` + "\n"
