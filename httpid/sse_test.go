@@ -249,6 +249,8 @@ func FuzzEventBody(f *testing.F) {
 	f.Add("data: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\r\ndata:\"result\":1}\r\n\r\n", int64(2))
 	f.Add(": x\rdata: [{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{}},{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}]\r\r", int64(3))
 	f.Add("\xef\xbb\xbfevent: message\ndata:{\"result\":null,\"id\":\"\\u0061\",\"jsonrpc\":\"2.0\"}\n\n", int64(4))
+	// A mark within an event's data, which is not skipped.
+	f.Add("data: \xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\n\xef\xbb\xbfdata: {\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":1}\n\n", int64(5))
 	f.Fuzz(func(t *testing.T, stream string, seed int64) {
 		if got := readStream(t, &Transport{}, stream, chunks(seed)); got != stream {
 			t.Fatalf("with nothing pending: got %q, want %q", got, stream)

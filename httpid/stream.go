@@ -5,17 +5,19 @@ import (
 	"io"
 	"slices"
 
+	"github.com/rpcid/rpcid/internal/mediatype"
 	"github.com/rpcid/rpcid/internal/restore"
 )
 
-// streamBody is the body of an application/json response of unknown length,
-// which may be one JSON text or a long-lived stream of them. It passes bytes
-// on as they arrive, holding back only a top-level object or array from its
-// first byte until its closing bracket, and then passes that on with its
-// response ids restored. Bytes outside objects and arrays (whitespace
-// between texts, scalars, strings and the brackets in them, anything that is
-// not JSON) pass at once. An object
-// or array longer than max passes through unchanged as it arrives.
+// streamBody is the body of a JSON response (application/json or another
+// JSON type, see mediatype.IsJSON) of unknown length, which may be one JSON
+// text or a long-lived stream of them. It passes bytes on as they arrive,
+// holding back only a top-level object or array from its first byte until
+// its closing bracket, and then passes that on with its response ids
+// restored. Bytes outside objects and arrays (whitespace between texts,
+// scalars, strings and the brackets in them, a byte order mark before a
+// text, anything that is not JSON) pass at once. An object or array longer
+// than max passes through unchanged as it arrives.
 //
 // Brackets are matched by counting, outside strings; whether the held text
 // is valid JSON is for the restoring to decide, which leaves invalid text
@@ -203,9 +205,24 @@ func (b *lineBody) Line(dst, line []byte) []byte {
 	if ids.Idle() {
 		return append(dst, line...) // nothing to restore
 	}
+	// A byte order mark at the start of the line is no part of its text
+	// (RFC 8259 section 8.1): it passes on, and the text after it is
+	// restored. Every line may have one, as readers that give each line's
+	// bytes to a parser that skips it (Python's json.loads) read it; in a
+	// JSON text sequence, one may come before the record separator (at the
+	// start of the body, where UTF-8 decoding removes it) and one after it,
+	// at the start of the text.
+	if rest, ok := mediatype.TrimBOM(line); ok {
+		dst = append(dst, mediatype.BOM...)
+		line = rest
+	}
 	if b.seq && len(line) > 0 && line[0] == 0x1e {
 		dst = append(dst, line[0])
 		line = line[1:]
+		if rest, ok := mediatype.TrimBOM(line); ok {
+			dst = append(dst, mediatype.BOM...)
+			line = rest
+		}
 	}
 	out, _ := ids.AppendRestored(dst, line)
 	return out

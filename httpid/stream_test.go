@@ -115,6 +115,8 @@ func FuzzStreamBody(f *testing.F) {
 	f.Add(`{"jsonrpc":"2.0","id":"1","result":1}`, int64(1))
 	f.Add("{\n \"jsonrpc\": \"2.0\", \"result\": \"]}\\\"\", \"id\": \"a\"\n}\n[{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{}}]", int64(2))
 	f.Add(`x{"jsonrpc":"2.0","id":"2","result":[`+strings.Repeat("1,", 40)+`1]}{"jsonrpc":"2.0","id":1.0,"result":1}`, int64(3))
+	// Byte order marks before texts, which pass with the bytes between them.
+	f.Add("\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":1}\n\xef\xbb\xbf[{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":1}]", int64(4))
 	f.Fuzz(func(t *testing.T, stream string, seed int64) {
 		if got := readJSONStream(t, &Transport{}, stream, chunks(seed)); got != stream {
 			t.Fatalf("with nothing pending: got %q, want %q", got, stream)

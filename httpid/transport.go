@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rpcid/rpcid/internal/mediatype"
 	"github.com/rpcid/rpcid/internal/restore"
 )
 
@@ -20,7 +21,7 @@ import (
 const DefaultMaxPending = 4096
 
 // DefaultMaxMessageSize is the size in bytes of the largest request body,
-// application/json response body or event-stream event a Transport examines
+// JSON response body or event-stream event a Transport examines
 // when its MaxMessageSize field is zero or negative. It is the default event
 // size limit of the MCP Go SDK's client (16 MiB).
 const DefaultMaxMessageSize = 16 << 20
@@ -39,8 +40,32 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // exact bytes that were sent. A gateway that turns "id":1 into "id":"1" (or
 // "id":"1" into "id":1) is thereby invisible to the client above it.
 //
-// Requests. The body of a POST whose Content-Type is application/json, a
-// +json type or absent, and that has no Content-Encoding, is read (at most
+// Media types. JSON types are application/json (RFC 8259), +json types
+// (RFC 6839) and the two others that JSON-RPC over HTTP uses,
+// application/json-rpc and application/jsonrequest: the JSON-RPC over HTTP
+// draft (2008-01-15) says a request's Content-Type "SHOULD be
+// application/json-rpc but MAY be application/json or
+// application/jsonrequest", and the Zabbix API and Cisco NX-API take
+// requests so labelled. Parameters (charset) and the case of the type do
+// not matter. Bodies of other types (text/plain, forms) are not JSON-RPC
+// here, even when their bytes are.
+//
+// Byte order marks. A UTF-8 byte order mark (EF BB BF) at the start of a
+// request body, of a response body of a JSON type or of each line of a
+// newline-delimited body is skipped, as RFC 8259 section 8.1 lets parsers
+// do, and passed on with the rest: the JSON text after it is examined.
+// Many readers skip it and read the message (fetch's Response.json(), which
+// the TypeScript SDK uses; Python's json.loads of bytes, line by line too;
+// System.Text.Json's stream readers); encoding/json, and so go-sdk and
+// mcp-go, fail on it. A second mark, or one elsewhere, is not skipped. In a
+// streamed application/json body a mark is among the bytes between texts,
+// which pass at once. Within an event-stream event's data a mark is not
+// skipped (only the one that starts the stream is, as the SSE standard
+// says): clients hand the data to JSON.parse or encoding/json, which fail
+// on it.
+//
+// Requests. The body of a POST whose Content-Type is a JSON type or
+// absent, and that has no Content-Encoding, is read (at most
 // MaxMessageSize bytes; RoundTrip waits for its end, so a full-duplex
 // request, whose body is written while its response is read, must not use a
 // Transport) and sent on byte for byte; the id of each JSON-RPC 2.0
@@ -53,14 +78,15 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // Responses. Every response is examined, whichever exchange it belongs to, so
 // a response that arrives on another request's stream (such as the MCP
 // standalone event stream opened with GET) is restored too:
-//   - application/json (or +json) with a Content-Length of at most
+//   - a JSON type (application/json, +json, application/json-rpc,
+//     application/jsonrequest) with a Content-Length of at most
 //     MaxMessageSize: the body is read in full before RoundTrip returns
 //     (unless its request recorded no id and no id is remembered at all,
 //     when it cannot hold one to restore and passes unread). If it is a
 //     JSON-RPC response or a batch of them, the ids are restored, and
 //     ContentLength and the Content-Length header are set to the new
 //     length if it changed. A longer body passes unexamined, at once.
-//   - application/json (or +json) without a Content-Length: the body is
+//   - a JSON type without a Content-Length: the body is
 //     streamed, since it may be a long-lived stream of JSON texts. Each JSON
 //     object or array at the top level is held from its first byte until its
 //     closing bracket arrives (never more than MaxMessageSize bytes; a longer
@@ -150,7 +176,7 @@ type Transport struct {
 	MaxPending int
 
 	// MaxMessageSize is the size in bytes of the largest request body,
-	// application/json response body or event-stream event examined. Larger
+	// JSON response body or event-stream event examined. Larger
 	// ones pass unexamined: their request ids are not remembered and their
 	// response ids are not restored. If zero or negative,
 	// DefaultMaxMessageSize is used; values above math.MaxInt32 (2 GiB) are
@@ -202,7 +228,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if body != nil {
-			if ex, err = t.ids().Record(body); err != nil {
+			// A byte order mark before the text is not part of it (RFC
+			// 8259 section 8.1); it is sent on with the rest.
+			text, _ := mediatype.TrimBOM(body)
+			if ex, err = t.ids().Record(text); err != nil {
 				return nil, fmt.Errorf("httpid: %w", err)
 			}
 		}
@@ -358,7 +387,7 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 	case mt == "application/json" && resp.ContentLength < 0:
 		// Likewise, streamed: not one of the line-delimited types below.
 		resp.Body = newStreamBody(t, resp.Body, ex, failed)
-	case strings.EqualFold(mt, "text/event-stream"):
+	case mediatype.IsEventStream(mt):
 		resp.Body = newEventBody(t, resp.Body, ex, failed)
 		streamed(resp)
 	case isLines(mt):
@@ -413,7 +442,7 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *re
 	}
 	body.Close()
 	*buf = data
-	out, _ := t.ids().RestoreInPlace(data)
+	out := restoreText(t.ids(), data)
 	if int64(len(out)) != resp.ContentLength {
 		resp.ContentLength = int64(len(out))
 		if v := resp.Header["Content-Length"]; len(v) > 0 {
@@ -429,6 +458,26 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *re
 	}
 	b.data, b.buf = out, buf
 	resp.Body = b
+}
+
+// restoreText restores the ids in data, one JSON text, in place where it
+// can (see restore.Table.RestoreInPlace), and returns the result. A UTF-8
+// byte order mark that starts data is skipped, as RFC 8259 section 8.1 lets
+// parsers do and fetch's Response.json(), Python's json.loads of bytes and
+// System.Text.Json's stream readers do, and passed on unchanged: the text
+// after it is restored.
+func restoreText(ids *restore.Table, data []byte) []byte {
+	text, bom := mediatype.TrimBOM(data)
+	out, changed := ids.RestoreInPlace(text)
+	switch {
+	case !bom:
+		return out
+	case !changed:
+		return data
+	case len(out) > 0 && &out[0] == &text[0]:
+		return data[:len(mediatype.BOM)+len(out)] // restored in place, after the mark
+	}
+	return append([]byte(mediatype.BOM), out...)
 }
 
 // maxPooled is the capacity in bytes of the largest buffer that a jsonBody
@@ -607,39 +656,18 @@ func isToken(s string) bool {
 	return true
 }
 
-// hasSuffixFold reports whether s ends with suffix, ignoring ASCII case.
-func hasSuffixFold(s, suffix string) bool {
-	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
-}
+// isJSON reports whether mt is a JSON media type (mediatype.IsJSON):
+// application/json, a +json type, application/json-rpc or
+// application/jsonrequest.
+func isJSON(mt string) bool { return mediatype.IsJSON(mt) }
 
-// isJSON reports whether mt is a JSON media type (RFC 8259 section 11, RFC
-// 6839 section 3.1).
-func isJSON(mt string) bool {
-	return mt == "application/json" || strings.EqualFold(mt, "application/json") || hasSuffixFold(mt, "+json")
-}
-
-// lineTypes are the media types of newline-delimited JSON in use: NDJSON,
-// JSON Lines, and Spring's and others' application/stream+json.
-var lineTypes = []string{
-	"application/x-ndjson", "application/ndjson", "application/jsonl",
-	"application/jsonlines", "application/x-jsonlines", "application/stream+json",
-}
-
-// isLines reports whether mt is a type of newline-delimited JSON texts.
-func isLines(mt string) bool {
-	for _, lt := range lineTypes {
-		if strings.EqualFold(mt, lt) {
-			return true
-		}
-	}
-	return isSeq(mt)
-}
+// isLines reports whether mt is a type of newline-delimited JSON texts
+// (mediatype.IsLines).
+func isLines(mt string) bool { return mediatype.IsLines(mt) }
 
 // isSeq reports whether mt is a JSON text sequence type (RFC 7464, RFC 8091):
 // each text starts with the record separator and ends with LF.
-func isSeq(mt string) bool {
-	return strings.EqualFold(mt, "application/json-seq") || hasSuffixFold(mt, "+json-seq")
-}
+func isSeq(mt string) bool { return mediatype.IsSeq(mt) }
 
 // encoded reports whether h names a content coding other than identity.
 func encoded(h http.Header) bool {

@@ -120,13 +120,14 @@ const (
 	kindNullResponse    = "null-id-response"
 	kindInvalid         = "invalid-message"
 	kindAmbiguousEvent  = "ambiguous-event"
+	kindByteOrderMark   = "byte-order-mark"
 	kindAnsweredTwice   = "answered-twice"
 	kindNothing         = "nothing-to-check"
 )
 
 // kinds lists every finding kind, for the usage text and its tests.
 var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAnsweredTwice, kindUnanswered,
-	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindAmbiguousEvent, kindNothing}
+	kindDuplicate, kindUnsafeInteger, kindFractional, kindNullRequest, kindNullResponse, kindInvalid, kindAmbiguousEvent, kindByteOrderMark, kindNothing}
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {

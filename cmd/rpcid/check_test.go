@@ -152,6 +152,10 @@ var captures = []struct {
 	{"notification-answered-pending.jsonl", 1, []string{kindNullResponse, kindUnanswered}},         // and with a request pending, answered later
 	{"notification-answered.har", 1, []string{kindNullResponse}},                                   // a null-id error in the 200 answering a notification's POST
 	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},               // a null-id result, then the request's own answer
+
+	// application/json-rpc and application/jsonrequest (the Zabbix API), byte
+	// order marks before bodies and NDJSON lines.
+	{"bom-and-json-rpc-types.har", 1, []string{kindByteOrderMark, kindTypeChanged, kindInvalid, kindUnanswered}},
 }
 
 // A gzip file that cannot be read to its end is a file that could not be

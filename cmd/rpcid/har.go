@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpcid/rpcid/internal/mediatype"
 	"github.com/rpcid/rpcid/internal/scan"
 )
 
@@ -631,31 +632,43 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 		s.cut = fmt.Sprintf("the capture holds %s of the %d its content.size gives", plural(len(text), "byte"), c.Size.v)
 		loc = strings.TrimSuffix(loc, ": ") + " (" + s.cut + "): "
 	}
-	trimmed := bytes.TrimSpace(text)
+	// A byte order mark before the body's text is not part of it (RFC 8259
+	// section 8.1; the SSE standard skips it too): what follows is read,
+	// with a warning when it holds a message (see markedBody).
+	content, bom := mediatype.TrimBOM(text)
+	start := len(text) - len(content)
+	trimmed := bytes.TrimSpace(content)
 	if len(trimmed) == 0 {
 		return false
 	}
 	mt := mediaType(c.MimeType)
 	s.examined, s.passed, s.hasRPC = false, false, false
+	marked := false // a byte order mark starts a JSON text examined
 	switch {
-	case mt == "text/event-stream":
+	case mediatype.IsEventStream(mt):
 		s.sse(pos, loc, dir, text)
-	case lineDelimited(mt):
+	case mediatype.IsLines(mt):
 		s.lines(pos, loc, dir, text)
-	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		s.jsonTexts(pos, loc, dir, text)
+	case mediatype.IsJSON(mt):
+		s.jsonTexts(pos, loc, dir, text, start)
+		marked = bom
 	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
-		s.jsonTexts(pos, loc, dir, text)
+		s.jsonTexts(pos, loc, dir, text, start)
+		marked = bom
 	case mt == "" && looksLikeSSE(trimmed):
 		s.sse(pos, loc, dir, text)
 	case isJSONRPC(trimmed):
 		// JSON-RPC under another media type: browsers send a string body
 		// as text/plain;charset=UTF-8 unless told otherwise, and some
 		// servers and gateways label JSON text/plain or octet-stream.
-		s.payload(pos, loc, dir, text, 0)
+		s.offsetBase = int64(start)
+		s.payload(pos, loc, dir, content, 0)
+		s.offsetBase = 0
+		marked = bom
 	case (trimmed[0] == '{' || trimmed[0] == '[') && textsHoldJSONRPC(trimmed):
 		// The same for JSON texts back to back or one per line.
-		s.jsonTexts(pos, loc, dir, text)
+		s.jsonTexts(pos, loc, dir, text, start)
+		marked = bom
 	case looksLikeSSE(trimmed) && eventsHoldJSONRPC(trimmed):
 		// And for an event stream.
 		s.sse(pos, loc, dir, text)
@@ -664,6 +677,9 @@ func (s *session) body(pos position, loc string, dir direction, c *harContent) b
 		s.lines(pos, loc, dir, text)
 	default:
 		s.passed = true
+	}
+	if marked && s.examined {
+		s.markedBody(pos, loc)
 	}
 	if s.passed && !s.examined {
 		// Nothing in it was examined: a body of another media type, or
@@ -710,11 +726,12 @@ func isJSONRPC(b []byte) bool {
 
 // jsonTexts handles a JSON body: one JSON text, or several objects or
 // arrays back to back, as a long-lived application/json stream sends them
-// and httpid reads them, each a message or batch. Offsets in findings
-// count from the start of the body.
-func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte) {
+// and httpid reads them, each a message or batch, from body[start:] (after
+// a byte order mark, if one starts the body). Offsets in findings count
+// from the start of the body.
+func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte, start int) {
 	defer func() { s.offsetBase = 0 }()
-	for i := 0; ; {
+	for i := start; ; {
 		for i < len(body) && isJSONSpace(body[i]) {
 			i++
 		}
@@ -738,20 +755,13 @@ func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte
 	}
 }
 
-// lineDelimited reports whether a media type is one of newline-delimited
-// JSON texts, as httpid reads them: NDJSON, JSON Lines, stream+json, and
-// RFC 7464 json-seq (each record starts with an RS, 0x1E).
-func lineDelimited(mt string) bool {
-	switch mt {
-	case "application/x-ndjson", "application/ndjson", "application/jsonl", "application/jsonlines",
-		"application/x-jsonlines", "application/stream+json", "application/json-seq":
-		return true
-	}
-	return strings.HasSuffix(mt, "+json-seq")
-}
-
-// lines handles a body of newline-delimited JSON texts: each non-blank line
-// (without a leading RS) holds a message or batch.
+// lines handles a body of newline-delimited JSON texts (NDJSON, JSON
+// Lines, stream+json, RFC 7464 json-seq, whose records start with an RS,
+// 0x1E): each non-blank line (without a leading RS) holds a message or
+// batch. A byte order mark at the start of a line, before or after its RS,
+// is skipped, as httpid skips it: readers that give each line's bytes to
+// Python's json.loads skip it too (see markedBody). Offsets in findings
+// count from the start of the line.
 func (s *session) lines(pos position, loc string, dir direction, body []byte) {
 	for n := 1; len(body) > 0; n++ {
 		line := body
@@ -760,14 +770,35 @@ func (s *session) lines(pos position, loc string, dir direction, body []byte) {
 		} else {
 			body = nil
 		}
-		line = bytes.TrimLeft(line, "\x1e")
+		whole := len(line)
+		line, bom := mediatype.TrimBOM(line)
+		if rest := bytes.TrimLeft(line, "\x1e"); len(rest) < len(line) {
+			var after bool // a mark after the record separator
+			line, after = mediatype.TrimBOM(rest)
+			bom = bom || after
+		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		s.bodyLine = n
-		s.payload(pos, fmt.Sprintf("%sline %d: ", loc, n), dir, line, 0)
+		loc := fmt.Sprintf("%sline %d: ", loc, n)
+		examined := s.examined
+		s.examined = false
+		s.offsetBase = int64(whole - len(line))
+		s.payload(pos, loc, dir, line, 0)
+		s.offsetBase = 0
+		if bom && s.examined {
+			s.markedBody(pos, loc)
+		}
+		s.examined = s.examined || examined
 		s.bodyLine = 0
 	}
+}
+
+// markedBody warns that the body or line at loc starts with a byte order
+// mark before the JSON-RPC it holds.
+func (s *session) markedBody(pos position, loc string) {
+	s.report(pos, levelWarning, kindByteOrderMark, fmt.Sprintf("%sit starts with a UTF-8 byte order mark (EF BB BF), which JSON parsers may ignore (RFC 8259 section 8.1): fetch's json() (the TypeScript SDK's client), Python's json.loads of bytes and System.Text.Json's stream readers skip it and read the message after it; encoding/json (go-sdk, mcp-go) fails on it (\"invalid character 'ï' looking for beginning of value\")", loc), s.where())
 }
 
 // textsHoldJSONRPC reports whether b, JSON objects or arrays back to back

@@ -45,12 +45,15 @@
 //     its first 1 MiB. Messages are read from each entry's
 //     request.postData.text (sent by the client) and response.content.text
 //     (sent by the server; decoded first when content.encoding is "base64"),
-//     for application/json (and +json) bodies (one JSON text, or objects
+//     for bodies of the JSON types httpid reads (application/json, +json,
+//     and application/json-rpc and application/jsonrequest, which
+//     JSON-RPC over HTTP and the Zabbix API use: one JSON text, or objects
 //     and arrays back to back, as httpid reads a long-lived stream; offsets
 //     count from the start of the body), newline-delimited ones
 //     (application/x-ndjson, application/jsonl, application/stream+json,
 //     RFC 7464 application/json-seq and the like, as httpid reads them),
-//     each line a message or batch, and text/event-stream bodies, whose
+//     each line a message or batch (offsets count from the start of the
+//     line), and text/event-stream bodies, whose
 //     events of type "" or "message" each hold a message
 //     (events of other types, such as the "endpoint" event of the 2024-11-05
 //     HTTP+SSE transport, are not examined, and are counted in the summary).
@@ -72,7 +75,13 @@
 //     Chrome and mitmproxy record them in an entry's _webSocketMessages
 //     ("send" by the client, "receive" by the server; text frames, and
 //     binary frames in base64), are examined when any of them holds a
-//     JSON-RPC 2.0 message.
+//     JSON-RPC 2.0 message. A UTF-8 byte order mark at the start of a body,
+//     or of a line of a newline-delimited one (before or after its json-seq
+//     record separator), is skipped, as httpid skips it, and a
+//     byte-order-mark warning says who reads the message after it and who
+//     fails on it; one at the start of an event's data or a frame is not
+//     (only the one that starts an event stream is, as the SSE standard
+//     says).
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
@@ -291,6 +300,16 @@
 //     TypeScript SDK) discard the event, and go-sdk and mcp-go deliver it.
 //     The capture cannot tell whether the stream had ended, so the event is
 //     read as a message too.
+//   - byte-order-mark (warning): a HAR body, or a line of a
+//     newline-delimited one, whose JSON-RPC follows a UTF-8 byte order mark
+//     (RFC 8259 section 8.1 lets parsers ignore it): fetch's json() (the
+//     TypeScript SDK's client), Python's json.loads of bytes and
+//     System.Text.Json's stream readers skip it and read the message, which
+//     check reads too; encoding/json (go-sdk, mcp-go) fails on it. In a
+//     JSON Lines capture only a mark at the start of the file is skipped: a
+//     later line that starts with one is an invalid-message, since stdio
+//     transports hand each line to their JSON parser as text, and go-sdk's
+//     (encoding/json) and the TypeScript SDK's (JSON.parse) fail on it.
 //   - nothing-to-check (error): a capture with no JSON-RPC message (empty, only
 //     blank lines, a HAR without JSON-RPC bodies), saying what it holds.
 //

@@ -125,58 +125,6 @@ func TestStrDense(t *testing.T) {
 	}
 }
 
-// shortStr takes exactly the strings of plain contents that end within the
-// sixteen bytes it looks at (the first eight when fewer than seventeen bytes
-// remain), and returns where str would; it refuses all others. Every content
-// length, every kind of byte that stops it in every position, and every
-// length of what follows are tried.
-func TestShortStr(t *testing.T) {
-	// DEL (0x7f) is plain, the others are not.
-	stops := []string{`"`, "\x7f", `\`, "\x01", "\x1f", "\x80", "é", "\xff"}
-	for n := 0; n <= 20; n++ {
-		for p := -1; p < n; p++ { // p < 0: no stop byte in the contents
-			for _, stop := range stops {
-				for tail := 0; tail <= 18; tail++ {
-					b := []byte{'"'}
-					for k := 0; k < n; k++ {
-						if k == p {
-							b = append(b, stop...)
-						} else {
-							b = append(b, 'a'+byte(k))
-						}
-					}
-					b = append(b, '"')
-					for k := 0; k < tail; k++ {
-						b = append(b, ',')
-					}
-					got := shortStr(b, 0)
-					// The contents shortStr must take: plain up to the first
-					// quotation mark, which comes within reach.
-					end := n + 1
-					if p >= 0 && stop == `"` {
-						end = p + 1
-					}
-					plain := p < 0 || stop == `"` || stop == "\x7f"
-					reach := 8
-					if len(b) > 16 {
-						reach = 16
-					}
-					want := -1
-					if plain && len(b) > 8 && end <= reach {
-						want = end + 1
-					}
-					if got != want {
-						t.Fatalf("shortStr(%q) = %d, want %d", b, got, want)
-					}
-					if got > 0 && got != refStr(b, 1) {
-						t.Fatalf("shortStr(%q) = %d, refStr = %d", b, got, refStr(b, 1))
-					}
-				}
-			}
-		}
-	}
-}
-
 // checkStr checks that str agrees with refStr on b, a string from its
 // opening quotation mark.
 func checkStr(t *testing.T, b []byte) {

@@ -26,6 +26,9 @@
 // else with SSE2, which every amd64 processor has, and UTF-8 one sequence
 // at a time. GODEBUG=cpu.avx2=off turns the AVX2 path off, cpu.ssse3=off
 // the SSSE3 one and cpu.all=off both, as they turn off Go's own assembly.
+// With AVX2 one loop in assembly (stringBlocksAVX2) also finds a block's
+// escapes and runs to the first block with a byte to look at; the SSSE3 and
+// SSE2 paths classify up to 16 blocks a call and find escapes in Go.
 // The purego build tag, like every other platform, keeps the pure Go path,
 // which checks eight bytes a step. All accept and refuse exactly the same
 // texts and report the same offset for the same fault, as their tests and

@@ -266,3 +266,68 @@ func FuzzScan(f *testing.F) {
 	}
 	f.Fuzz(checkScan)
 }
+
+// Scan agrees with encoding/json on every prefix of texts whose short
+// strings, names and integers (which value checks in line) end at every
+// offset within and just past the 16 bytes it looks at, and on the texts
+// with a byte changed at each offset.
+func TestScanPrefixes(t *testing.T) {
+	var texts []string
+	for n := 0; n <= 18; n++ {
+		w := strings.Repeat("w", n)
+		texts = append(texts,
+			`{"p":{"`+w+`":"`+w+`"},"id":[`+strings.Repeat("7", n+1)+`,"`+w+`"]}`,
+			`[{"`+w+`":{"`+w+`":1}}, {"`+w+`" : -1.5e3}]`,
+			`{"`+w+`":[`+strings.Repeat("1", n+1)+`.5,`+strings.Repeat("2", n+1)+`e1,0,`+strings.Repeat("3", n+1)+`]}`,
+		)
+	}
+	for _, text := range texts {
+		for k := 0; k <= len(text); k++ {
+			checkScan(t, []byte(text[:k]))
+		}
+		for k := 0; k < len(text); k++ {
+			for _, c := range []byte{'"', ':', ',', '}', ']', '\\', 'x', 0x01, 0xff} {
+				b := []byte(text)
+				b[k] = c
+				checkScan(t, b)
+			}
+		}
+	}
+}
+
+// Strings and member names of every length up to 20 with each byte that
+// stops the in-line check of short plain strings in value (or a plain one,
+// DEL) at each offset, followed by up to 18 bytes, as a member's value and
+// as a member's name in a nested object: Scan agrees with encoding/json and
+// reports the spans, whichever path takes them.
+func TestShortStrings(t *testing.T) {
+	stops := []string{`"`, "\x7f", `\`, `\n`, "\x01", "\x1f", "\x80", "é", "\xff"}
+	for n := 0; n <= 20; n++ {
+		for p := -1; p < n; p++ { // p < 0: no stop byte in the contents
+			for _, stop := range stops {
+				var b []byte
+				for k := 0; k < n; k++ {
+					if k == p {
+						b = append(b, stop...)
+					} else {
+						b = append(b, 'a'+byte(k))
+					}
+				}
+				str := `"` + string(b) + `"`
+				for tail := 0; tail <= 18; tail++ {
+					pad := strings.Repeat(" ", tail)
+					for _, text := range []string{
+						`{"p":[` + str + pad + `]}`,
+						`{"p":{"k":` + str + pad + `}}`,
+						`{"p":{` + str + pad + `:1}}`,
+						`{"p":{"k":0,` + str + `:` + pad + `1}}`,
+						`{"p":[` + str, // cut short after it
+						`{"p":{` + str + `:`,
+					} {
+						checkScan(t, []byte(text))
+					}
+				}
+			}
+		}
+	}
+}

@@ -534,123 +534,162 @@ func ws(data []byte, i int) int {
 // len(data)) inside containers nested depth deep, and returns the offset
 // after it. It walks nested arrays and objects with a bit stack, never by
 // recursion, so no input can exhaust the goroutine stack.
+//
+// It is written as three states joined by goto (at a value, after one, at
+// a member name), with short strings and integers checked in line: most of
+// a JSON text's structure is made of them, and a call costs more than
+// checking one.
 func (s *scanner) value(i, depth int) int {
 	data := s.data
 	d := depth
-	for {
-		// At the first byte of a value; i < len(data).
-		switch c := data[i]; c {
-		case '{', '[':
-			if d++; d > s.deepest {
-				if d <= maxDepth {
-					return s.fail(i, faultDeeper)
-				}
-				return s.fail(i, faultDepth)
+	var (
+		c       byte
+		j       int
+		low, qm uint64
+		obj     bool
+	)
+top: // At the first byte of a value; i < len(data).
+	c = data[i]
+	if c == '"' {
+		// A short plain string in line: its contents (see skipPlain)
+		// end within the next 16 bytes. Any other through str.
+		if len(data)-i > 16 {
+			j = i
+			low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
+			if low == 0 {
+				j = i + 8
+				low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+9:]))
 			}
-			w, b := d>>6, uint64(1)<<(d&63)
-			i = ws(data, i+1)
-			if i >= len(data) {
-				return s.fail(i, faultEOF)
+			if low&-low&qm != 0 {
+				i = j + 2 + bits.TrailingZeros64(low)>>3
+				goto after
 			}
-			if data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
-				d--
-				i++
-				break
-			}
-			if c == '{' {
-				s.stack[w] |= b
-				// A short name and its ':' without a call; anything else
-				// through memberName.
-				if j := shortStr(data, i); j > 0 && data[i] == '"' && j < len(data) && data[j] == ':' {
-					if i = ws(data, j+1); i >= len(data) {
-						return s.fail(i, faultEOF)
-					}
-				} else if i = s.memberName(i); s.flt != ok {
-					return i
-				}
-			} else {
-				s.stack[w] &^= b
-			}
-			continue
-		case '"':
-			if j := shortStr(data, i); j > 0 {
-				i = j
-			} else {
-				i = s.str(i)
-			}
-		case 't':
-			if len(data)-i < 4 || string(data[i:i+4]) != "true" {
-				return s.failLiteral(i, "true")
-			}
-			i += 4
-		case 'f':
-			if len(data)-i < 5 || string(data[i:i+5]) != "false" {
-				return s.failLiteral(i, "false")
-			}
-			i += 5
-		case 'n':
-			if len(data)-i < 4 || string(data[i:i+4]) != "null" {
-				return s.failLiteral(i, "null")
-			}
-			i += 4
-		default:
-			if c != '-' && c-'0' > 9 {
-				return s.fail(i, faultValueStart)
-			}
-			i = s.number(i)
 		}
-		if s.flt != ok {
+		if i = s.str(i); s.flt != ok {
 			return i
 		}
-		// After a value: close containers, or go on to the next element.
-	after:
-		for {
-			if d == depth {
-				return i
-			}
-			i = ws(data, i)
-			if i >= len(data) {
-				return s.fail(i, faultEOF)
-			}
-			obj := s.stack[d>>6]>>(d&63)&1 != 0
-			switch data[i] {
-			case ',':
-				i = ws(data, i+1)
-				if obj {
-					if j := shortStr(data, i); j > 0 && data[i] == '"' && j < len(data) && data[j] == ':' {
-						if i = ws(data, j+1); i >= len(data) {
-							return s.fail(i, faultEOF)
-						}
-					} else if i = s.memberName(i); s.flt != ok {
-						return i
-					}
-				} else if i >= len(data) {
-					return s.fail(i, faultEOF)
-				}
-				break after
-			case '}':
-				if !obj {
-					return s.fail(i, faultAfterElement)
-				}
-			case ']':
-				if obj {
-					return s.fail(i, faultAfterMember)
-				}
-			default:
-				if obj {
-					return s.fail(i, faultAfterMember)
-				}
-				return s.fail(i, faultAfterElement)
-			}
-			d--
-			i++
+		goto after
+	}
+	if c-'1' <= 8 {
+		// An integer in line, unless a fraction or an exponent follows.
+		j = i + 1
+		for j < len(data) && data[j]-'0' <= 9 {
+			j++
+		}
+		if j == len(data) || data[j] != '.' && data[j]|0x20 != 'e' {
+			i = j
+			goto after
 		}
 	}
+	switch c {
+	case '{', '[':
+		if d++; d > s.deepest {
+			if d <= maxDepth {
+				return s.fail(i, faultDeeper)
+			}
+			return s.fail(i, faultDepth)
+		}
+		i = ws(data, i+1)
+		if i >= len(data) {
+			return s.fail(i, faultEOF)
+		}
+		if data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
+			d--
+			i++
+			goto after
+		}
+		if c == '[' {
+			s.stack[d>>6] &^= 1 << (d & 63)
+			goto top
+		}
+		s.stack[d>>6] |= 1 << (d & 63)
+		goto name
+	case 't':
+		if len(data)-i < 4 || string(data[i:i+4]) != "true" {
+			return s.failLiteral(i, "true")
+		}
+		i += 4
+	case 'f':
+		if len(data)-i < 5 || string(data[i:i+5]) != "false" {
+			return s.failLiteral(i, "false")
+		}
+		i += 5
+	case 'n':
+		if len(data)-i < 4 || string(data[i:i+4]) != "null" {
+			return s.failLiteral(i, "null")
+		}
+		i += 4
+	default:
+		if c != '-' && c-'0' > 9 {
+			return s.fail(i, faultValueStart)
+		}
+		if i = s.number(i); s.flt != ok {
+			return i
+		}
+	}
+after: // After a value: close containers, or go on to the next element.
+	if d == depth {
+		return i
+	}
+	i = ws(data, i)
+	if i >= len(data) {
+		return s.fail(i, faultEOF)
+	}
+	obj = s.stack[d>>6]>>(d&63)&1 != 0
+	switch data[i] {
+	case ',':
+		i = ws(data, i+1)
+		if obj {
+			goto name
+		}
+		if i >= len(data) {
+			return s.fail(i, faultEOF)
+		}
+		goto top
+	case '}':
+		if !obj {
+			return s.fail(i, faultAfterElement)
+		}
+	case ']':
+		if obj {
+			return s.fail(i, faultAfterMember)
+		}
+	default:
+		if obj {
+			return s.fail(i, faultAfterMember)
+		}
+		return s.fail(i, faultAfterElement)
+	}
+	d--
+	i++
+	goto after
+name: // At a member name and its ':' (i may be len(data)).
+	if len(data)-i > 16 && data[i] == '"' {
+		// A short plain name in line, as a short string above.
+		j = i
+		low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
+		if low == 0 {
+			j = i + 8
+			low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+9:]))
+		}
+		if low&-low&qm != 0 {
+			if j += 2 + bits.TrailingZeros64(low)>>3; j < len(data) && data[j] == ':' {
+				if i = ws(data, j+1); i >= len(data) {
+					return s.fail(i, faultEOF)
+				}
+				goto top
+			}
+		}
+	}
+	if i = s.memberName(i); s.flt != ok {
+		return i
+	}
+	goto top
 }
 
 // memberName checks the member name at data[i] and the name separator after
 // it, and returns the offset of the member's value, which is less than
-// len(data). It is value's slow path for names that shortStr does not take.
+// len(data). It is value's slow path for names it does not take in line.
 func (s *scanner) memberName(i int) int {
 	data := s.data
 	if i >= len(data) {
@@ -659,7 +698,7 @@ func (s *scanner) memberName(i int) int {
 	if data[i] != '"' {
 		return s.fail(i, faultName)
 	}
-	// The caller has tried shortStr.
+	// The caller has tried the short plain names.
 	if i = s.str(i); s.flt != ok {
 		return i
 	}
@@ -933,27 +972,6 @@ var plain = func() (t [256]bool) {
 	}
 	return t
 }()
-
-// shortStr returns the offset after the string whose opening quotation mark
-// is at data[i] (the caller's to check) if the string's contents are plain
-// (see skipPlain) and end within the next sixteen bytes, and -1 otherwise.
-// It saves a call for the short names and values that most of a JSON text's
-// structure is made of ("jsonrpc", "description", "inputSchema").
-func shortStr(data []byte, i int) int {
-	if len(data)-i <= 8 {
-		return -1
-	}
-	low, qm := quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
-	if low == 0 && len(data)-i > 16 {
-		low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+9:]))
-		i += 8
-	}
-	// The lowest special byte (see skipPlain) is a quotation mark.
-	if low&-low&qm != 0 {
-		return i + 2 + bits.TrailingZeros64(low)>>3
-	}
-	return -1
-}
 
 // quoteFirst returns special(x) and the high bits of the bytes of x that are
 // quotation marks (and maybe of bytes above the lowest such, from a borrow).
