@@ -86,9 +86,9 @@ const maxHeaderBlock = 4096
 // that names the field only after other text (`DEBUG Content-Length: 38`,
 // `{...}Content-Length: 2`) frames nothing: vscode-jsonrpc and
 // golang.org/x/tools/internal/jsonrpc2 take a field's name from the start of
-// its line. A
-// block without any Content-Length field passes unchanged, and the bytes
-// after it are read as any others: no reader can frame a body by it.
+// its line. A block without any Content-Length field passes unchanged, and
+// the bytes after it are read as any others: no reader can frame a body by
+// it.
 //
 // A line at a message boundary whose bytes so far could still be the start
 // of a header block (a field name, then a colon and a value) is held until
