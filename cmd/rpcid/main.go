@@ -483,8 +483,9 @@
 //	                          matches no request or is ambiguous (Equal to
 //	                          ids sent in different spellings), each refused
 //	                          request and each rewritten endpoint event, a
-//	                          client that closed standard output (stdio),
-//	                          and a summary on exit
+//	                          client that closed standard output and output
+//	                          dropped after a signal (stdio), and a summary
+//	                          on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)
