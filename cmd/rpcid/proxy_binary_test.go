@@ -469,7 +469,9 @@ func TestProxyStdioProcessGroup(t *testing.T) {
 		t.Skip("process groups")
 	}
 	bin := buildRpcid(t)
-	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	// SIGQUIT too (a terminal's Ctrl-\), which the proxy now passes on
+	// instead of dying of it.
+	for _, s := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(s.String(), func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"proxy", "--"}, helperCommand(t, "sigcount")...)...)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -68,7 +68,7 @@ func helperCommand(t *testing.T, mode string) []string {
 //	nonl       reads one line and answers it with id "1" and no LF, then
 //	           reads its input to the end and exits 0.
 //	floodterm  flood, but SIGTERM makes it exit with status 0.
-//	sigcount   counts the SIGINT, SIGTERM and SIGHUP it gets: prints
+//	sigcount   counts the SIGINT, SIGTERM, SIGHUP and SIGQUIT it gets: prints
 //	           "ready", and 300 ms after the first signal prints the count
 //	           and exits 0 (1 when none comes within wait).
 func TestProxyHelperProcess(t *testing.T) {
@@ -109,7 +109,7 @@ func TestProxyHelperProcess(t *testing.T) {
 		code = 1
 	case "sigcount":
 		c := make(chan os.Signal, 16)
-		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		fmt.Println("ready")
 		select {
 		case <-c:
