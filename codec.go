@@ -191,13 +191,17 @@ func appendQuoted(b []byte, s string) []byte {
 //     defined from these, such as type ReqID int64, are not recognized:
 //     convert them first);
 //   - a float64 or float32 that is an integer within int64 gives KindInt;
-//     another finite one gives KindNumber spelled in the shortest decimal
-//     that reads back as the same float (strconv 'g', -1): the value a
-//     peer holding the float sends, as encoding/json and JavaScript write
-//     it, not the float's exact binary value (float64(1<<63) gives
-//     9.223372036854776e+18, not 9223372036854775808). An id decoded into a
-//     float has lost its spelling already; decode with
-//     json.Decoder.UseNumber, or into json.RawMessage, to keep it;
+//     another finite one gives KindNumber with the value of the shortest
+//     decimal that reads back as the same float, spelled as
+//     strconv.FormatFloat(f, 'g', -1, bits) spells it (1e-07, 1e+20,
+//     9.223372036854776e+18 for float64(1<<63)): the value a peer holding
+//     the float sends, since encoding/json and JavaScript write that
+//     decimal too, so the ID is Equal to what they write, though not
+//     spelled alike (they write 1e-7, 100000000000000000000 and
+//     9223372036854776000); it is not the float's exact binary value
+//     (9223372036854775808). An id decoded into a float has lost its
+//     spelling already; decode with json.Decoder.UseNumber, or into
+//     json.RawMessage, to keep it;
 //   - an ID is returned as it is.
 //
 // The error, an *Error with Func "FromAny", wraps ErrRange for a NaN or

@@ -531,6 +531,34 @@ func TestFromAny(t *testing.T) {
 	if a, _ := rpcid.FromAny(uint64(math.MaxUint64)); a != rpcid.MustParse(`18446744073709551615`) {
 		t.Errorf("FromAny(MaxUint64) differs from Parse")
 	}
+	// A float that is no integer within int64 is spelled as strconv 'g' -1
+	// spells it, and is Equal to (not spelled as) what encoding/json writes.
+	for _, tt := range []struct {
+		in         any
+		want, json string
+	}{
+		{1e-7, `1e-07`, `1e-7`},
+		{float64(1 << 63), `9.223372036854776e+18`, `9223372036854776000`},
+		{1e20, `1e+20`, `100000000000000000000`},
+		{123456789.125, `1.23456789125e+08`, `123456789.125`},
+		{float32(1e-7), `1e-07`, `1e-7`},
+		{1.5, `1.5`, `1.5`},
+	} {
+		id, err := rpcid.FromAny(tt.in)
+		if err != nil {
+			t.Fatalf("FromAny(%T %v): %v", tt.in, tt.in, err)
+		}
+		if got := string(id.AppendJSON(nil)); got != tt.want {
+			t.Errorf("FromAny(%T %v) = %s, want %s", tt.in, tt.in, got, tt.want)
+		}
+		b, err := json.Marshal(tt.in)
+		if err != nil || string(b) != tt.json {
+			t.Fatalf("json.Marshal(%T %v) = %s, %v; want %s", tt.in, tt.in, b, err, tt.json)
+		}
+		if !rpcid.Equal(id, rpcid.MustParse(string(b))) {
+			t.Errorf("FromAny(%T %v) = %s, not Equal to encoding/json's %s", tt.in, tt.in, id.AppendJSON(nil), b)
+		}
+	}
 
 	bad := []struct {
 		in  any

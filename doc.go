@@ -5,7 +5,9 @@
 // gateways and session bridges change an id's JSON type in transit: a client
 // sends "id":0 and receives "id":"0". This package defines when two ids are
 // the same, and implements that rule without floating point, allocating only
-// to keep a string or a non-integer number.
+// to keep a number that is not an integer within int64 (1.5, or
+// 9223372036854775808) or a string that is not the canonical spelling of
+// one ("req-1", but not "42").
 //
 // # The rule
 //

@@ -158,7 +158,9 @@ func ptr[T any](v T) *T { return &v }
 // 9223372036854775807, which both read as float64 2^63 and convert to
 // int64: a conversion whose result Go leaves to the implementation when
 // the value does not fit. amd64 gives math.MinInt64, arm64 saturates to
-// math.MaxInt64. ok is false on other architectures.
+// math.MaxInt64. go-sdk keeps that int64; mcp-go keeps it only when it
+// converts back to the same float64, so on amd64 its id stays float64
+// 2^63. ok is false on other architectures.
 func overflowRow() (gosdk outcome[any], mcpgo outcome[mcp.RequestId], ok bool) {
 	gx := ptr[any](int64(math.MaxInt64))
 	mx := ptr(mcp.NewRequestId(int64(math.MaxInt64)))

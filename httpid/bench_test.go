@@ -152,6 +152,9 @@ func TestExchangeAllocs(t *testing.T) {
 					t.Fatal(err)
 				}
 				req.Header.Set("Content-Type", "application/json")
+				// As an MCP client sends it after initialize: the
+				// session scopes the matching at no cost.
+				req.Header.Set("Mcp-Session-Id", "4f9c1e2a7b3d4c5e8f6a0b1c2d3e4f50")
 				resp, err := rt.RoundTrip(req)
 				if err != nil {
 					t.Fatal(err)

@@ -61,7 +61,7 @@ func TestStreamBodyBOM(t *testing.T) {
 // restoreString is restoreText on a copy of text, with the ids pending.
 func restoreString(t testing.TB, text string, ids ...string) string {
 	tr := pendingTransport(t, 1<<20, ids...)
-	return string(restoreText(tr.ids(), []byte(text)))
+	return string(restoreText(tr.ids().Scope(nil, ""), []byte(text)))
 }
 
 // FuzzRestoreText checks restoreText, which restores the application/json
@@ -80,7 +80,7 @@ func FuzzRestoreText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		ids := []string{`1`, `"2"`, `"a"`}
 		tr := &Transport{}
-		if got := string(restoreText(tr.ids(), []byte(text))); got != text {
+		if got := string(restoreText(tr.ids().Scope(nil, ""), []byte(text))); got != text {
 			t.Fatalf("with nothing pending: got %q, want %q", got, text)
 		}
 		plain := restoreString(t, text, ids...)

@@ -82,11 +82,11 @@ func checkPooledBody(t *testing.T, tr *Transport, g, messages int) {
 	var body io.ReadCloser
 	switch kind {
 	case "event-stream":
-		body = newEventBody(tr, src, nil, false)
+		body = newEventBody(tr, src, nil, "", false)
 	case "json-stream":
-		body = newStreamBody(tr, src, nil, false)
+		body = newStreamBody(tr, src, nil, "", false)
 	case "lines":
-		body = tr.newLineBody(src, nil, false, false)
+		body = tr.newLineBody(src, nil, "", false, false)
 	}
 	// Small reads with a yield between them: other bodies take buffers
 	// from the pool while this one still has bytes to give.

@@ -23,6 +23,7 @@ type eventBody struct {
 	t              *Transport
 	rc             io.ReadCloser
 	ex             *restore.Exchange
+	sc             restore.Scope // ex's, and its request's session
 	failed         bool
 	max            int
 
@@ -50,8 +51,8 @@ type dataLine struct{ start, n int }
 // lifetime.
 const heldLimit = 64 << 10
 
-func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *eventBody {
-	b := &eventBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize(), first: true}
+func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session string, failed bool) *eventBody {
+	b := &eventBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, max: t.maxMessageSize(), first: true}
 	b.Src, b.F = rc, b
 	b.data, b.event = b.dataBuf[:0], b.eventBuf[:0]
 	return b
@@ -272,7 +273,7 @@ func (b *eventBody) restoreEvent(dst []byte) []byte {
 	// LF that joins two lines, so each id lies within one data line.
 	last := 0
 	j, at := 0, 0 // data line j starts at offset at in data
-	b.t.ids().Restore(data, func(start, end int, sent []byte) {
+	b.sc.Restore(data, func(start, end int, sent []byte) {
 		for j < len(b.data) && start >= at+b.data[j].n+1 {
 			at += b.data[j].n + 1
 			j++

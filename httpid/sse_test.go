@@ -33,7 +33,7 @@ func pendingTransport(t testing.TB, max int, ids ...string) *Transport {
 // readStream reads stream through an eventBody, with reads shaped by wrap.
 func readStream(t testing.TB, tr *Transport, stream string, wrap func(io.Reader) io.Reader) string {
 	t.Helper()
-	b := newEventBody(tr, io.NopCloser(wrap(strings.NewReader(stream))), nil, false)
+	b := newEventBody(tr, io.NopCloser(wrap(strings.NewReader(stream))), nil, "", false)
 	got, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatalf("reading: %v", err)
@@ -176,7 +176,7 @@ func TestEventBodyBoundedMemory(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			tr := pendingTransport(t, 4<<10, `1`)
-			b := newEventBody(tr, io.NopCloser(r), nil, false)
+			b := newEventBody(tr, io.NopCloser(r), nil, "", false)
 			buf := make([]byte, 32<<10)
 			total := 0
 			for {
@@ -225,7 +225,7 @@ func TestEventBodyReadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := io.MultiReader(strings.NewReader("data: {\"jsonrpc\":\"2.0\",\"id\":\"1\""), iotest.ErrReader(io.ErrUnexpectedEOF))
-	b := newEventBody(tr, io.NopCloser(r), ex, false)
+	b := newEventBody(tr, io.NopCloser(r), ex, "", false)
 	got, err := io.ReadAll(b)
 	if err != io.ErrUnexpectedEOF {
 		t.Errorf("error = %v, want %v", err, io.ErrUnexpectedEOF)

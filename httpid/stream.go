@@ -27,6 +27,7 @@ type streamBody struct {
 	t              *Transport
 	rc             io.ReadCloser
 	ex             *restore.Exchange
+	sc             restore.Scope // ex's, and its request's session
 	failed         bool
 	max            int
 
@@ -38,8 +39,8 @@ type streamBody struct {
 	str, esc bool   // within a string; after its reverse solidus
 }
 
-func newStreamBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, failed bool) *streamBody {
-	b := &streamBody{t: t, rc: rc, ex: ex, failed: failed, max: t.maxMessageSize()}
+func newStreamBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session string, failed bool) *streamBody {
+	b := &streamBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, max: t.maxMessageSize()}
 	b.Src, b.F = rc, b
 	return b
 }
@@ -94,7 +95,7 @@ func (b *streamBody) Feed(p []byte) {
 			// The whole object or array is in this chunk: restore it
 			// straight from the chunk, without holding a copy.
 			b.Out = slices.Grow(b.Out, len(seg)+8) // room for an id restored longer
-			b.Out, _ = b.t.ids().AppendRestored(b.Out, seg)
+			b.Out, _ = b.sc.AppendRestored(b.Out, seg)
 			b.in = false
 			continue
 		}
@@ -107,7 +108,7 @@ func (b *streamBody) Feed(p []byte) {
 		}
 		if done {
 			if !b.skipping {
-				b.Out, _ = b.t.ids().AppendRestored(b.Out, b.held)
+				b.Out, _ = b.sc.AppendRestored(b.Out, b.held)
 			}
 			b.held = b.held[:0]
 			if cap(b.held) > heldLimit {
@@ -187,14 +188,15 @@ type lineBody struct {
 	t                  *Transport
 	rc                 io.ReadCloser
 	ex                 *restore.Exchange
+	sc                 restore.Scope // ex's, and its request's session
 	failed             bool
 	seq                bool // the lines are RFC 7464 records, each starting with the record separator U+001E
 }
 
 // newLineBody returns the body for rc's lines. seq says they are RFC 7464
 // records.
-func (t *Transport) newLineBody(rc io.ReadCloser, ex *restore.Exchange, failed, seq bool) *lineBody {
-	b := &lineBody{t: t, rc: rc, ex: ex, failed: failed, seq: seq}
+func (t *Transport) newLineBody(rc io.ReadCloser, ex *restore.Exchange, session string, failed, seq bool) *lineBody {
+	b := &lineBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, seq: seq}
 	b.Init(rc, t.maxMessageSize(), b)
 	return b
 }
@@ -224,7 +226,7 @@ func (b *lineBody) Line(dst, line []byte) []byte {
 			line = rest
 		}
 	}
-	out, _ := ids.AppendRestored(dst, line)
+	out, _ := b.sc.AppendRestored(dst, line)
 	return out
 }
 

@@ -15,7 +15,7 @@ import (
 // wrap.
 func readJSONStream(t testing.TB, tr *Transport, stream string, wrap func(io.Reader) io.Reader) string {
 	t.Helper()
-	b := newStreamBody(tr, io.NopCloser(wrap(strings.NewReader(stream))), nil, false)
+	b := newStreamBody(tr, io.NopCloser(wrap(strings.NewReader(stream))), nil, "", false)
 	got, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatalf("reading: %v", err)
@@ -29,7 +29,7 @@ func readJSONStream(t testing.TB, tr *Transport, stream string, wrap func(io.Rea
 // readLineStream reads stream through a lineBody.
 func readLineStream(t testing.TB, tr *Transport, stream string, seq bool, wrap func(io.Reader) io.Reader) string {
 	t.Helper()
-	b := tr.newLineBody(io.NopCloser(wrap(strings.NewReader(stream))), nil, false, seq)
+	b := tr.newLineBody(io.NopCloser(wrap(strings.NewReader(stream))), nil, "", false, seq)
 	got, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatalf("reading: %v", err)

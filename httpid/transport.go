@@ -77,7 +77,8 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Responses. Every response is examined, whichever exchange it belongs to, so
 // a response that arrives on another request's stream (such as the MCP
-// standalone event stream opened with GET) is restored too:
+// standalone event stream opened with GET) is restored too (see Matching for
+// which request a response answers):
 //   - a JSON type (application/json, +json, application/json-rpc,
 //     application/jsonrequest) with a Content-Length of at most
 //     MaxMessageSize: the body is read in full before RoundTrip returns
@@ -137,11 +138,28 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // string for a sent 1.5) pass unchanged. Forms the rule does equate are all
 // restored: the number 1.0 or 1e0 for a sent 1 becomes 1, the string
 // "a\u0062" for a sent "ab" becomes "ab". An id already spelled as sent
-// passes unchanged but counts as the answer. If requests with Equal ids but
-// different spellings are pending at once, a response with that id is
-// ambiguous and passes unchanged. JSON is checked as package rpcid checks an
+// passes unchanged but counts as the answer. JSON is checked as package rpcid checks an
 // id (RFC 8259; invalid UTF-8 and lone surrogate escapes are not JSON-RPC):
 // a text that is not valid passes unchanged.
+//
+// Matching. A response answers the requests of its own exchange first: a
+// response id in the body of a POST is matched against the ids that POST's
+// body sent (JSON-RPC 2.0 section 5: the response id MUST be the same as the
+// request's; MCP Streamable HTTP: the server answers the requests of a POST on
+// that POST's response, JSON or event stream), so that two clients' requests
+// 1 and "1" in flight at once through a gateway that spells every id "1" each
+// read their own. Only when that POST sent no Equal id (and for a body whose
+// request sent none, such as an event stream opened with GET) is it matched
+// against the requests sent with the same Mcp-Session-Id header (an MCP
+// session's standalone stream, or its resumption with Last-Event-ID), and
+// only when they have none, against all requests remembered, in flight
+// first, then those whose exchange ended without the response. Within the
+// first of these groups that holds an Equal id, an id spelled as received is
+// chosen first, then the one spelling among requests in flight, then among
+// ended ones; if the group holds Equal ids of different spellings and none of
+// these picks one (a batch sent 1 and 1.0, "1" received; two requests in
+// flight elsewhere, 1 and "1", and 1.0 received on a GET stream), the
+// response is ambiguous: it passes unchanged and answers nothing.
 //
 // Memory. A remembered id is forgotten when a response with an Equal id
 // passes through any body of the Transport, and when its exchange fails: the
@@ -231,7 +249,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// A byte order mark before the text is not part of it (RFC
 			// 8259 section 8.1); it is sent on with the rest.
 			text, _ := mediatype.TrimBOM(body)
-			if ex, err = t.ids().Record(text); err != nil {
+			if ex, err = t.ids().RecordSession(text, headerValue(req.Header, "Mcp-Session-Id")); err != nil {
 				return nil, fmt.Errorf("httpid: %w", err)
 			}
 		}
@@ -370,8 +388,9 @@ func readBody(data []byte, r io.ReadCloser, size int64, limit int) ([]byte, erro
 	}
 }
 
-// wrap arranges for resp's body to be examined and for ex to be released
-// when the exchange ends.
+// wrap arranges for resp's body to be examined, within the scope of ex (the
+// ids its request recorded, if any) and of req's MCP session, and for ex to
+// be released when the exchange ends.
 // c is the copy of the request sent, if one was made.
 func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exchange, c *requestCopy) {
 	failed := resp.StatusCode < 200 || resp.StatusCode > 299
@@ -379,24 +398,25 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 		t.ids().Release(ex, failed)
 		return
 	}
+	session := headerValue(req.Header, "Mcp-Session-Id")
 	switch mt := mediaType(resp.Header); {
 	case mt == "application/json" && resp.ContentLength > 0:
 		// The common case first, without comparing it with every type below.
-		t.restoreJSON(resp, ex, c)
+		t.restoreJSON(resp, ex, session, c)
 		t.ids().Release(ex, failed)
 	case mt == "application/json" && resp.ContentLength < 0:
 		// Likewise, streamed: not one of the line-delimited types below.
-		resp.Body = newStreamBody(t, resp.Body, ex, failed)
+		resp.Body = newStreamBody(t, resp.Body, ex, session, failed)
 	case mediatype.IsEventStream(mt):
-		resp.Body = newEventBody(t, resp.Body, ex, failed)
+		resp.Body = newEventBody(t, resp.Body, ex, session, failed)
 		streamed(resp)
 	case isLines(mt):
-		resp.Body = t.newLineBody(resp.Body, ex, failed, isSeq(mt))
+		resp.Body = t.newLineBody(resp.Body, ex, session, failed, isSeq(mt))
 		streamed(resp)
 	case isJSON(mt) && resp.ContentLength < 0:
-		resp.Body = newStreamBody(t, resp.Body, ex, failed)
+		resp.Body = newStreamBody(t, resp.Body, ex, session, failed)
 	case isJSON(mt):
-		t.restoreJSON(resp, ex, c)
+		t.restoreJSON(resp, ex, session, c)
 		t.ids().Release(ex, failed)
 	default:
 		t.ids().Release(ex, failed)
@@ -411,10 +431,11 @@ func streamed(resp *http.Response) {
 	}
 }
 
-// restoreJSON reads resp's body, of known length, restores the ids in it and
-// replaces it. ex is the exchange's own ids, if it has any, and c the copy
-// of its request, if one was made: the new body is allocated with it.
-func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *requestCopy) {
+// restoreJSON reads resp's body, of known length, restores the ids in it
+// within the scope of ex and session (see restore.Scope) and replaces it. ex is the exchange's own ids, if it has any, and
+// c the copy of its request, if one was made: the new body is allocated with
+// it.
+func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, session string, c *requestCopy) {
 	limit := t.maxMessageSize()
 	if resp.ContentLength > int64(limit) || ex == nil && t.ids().Idle() {
 		// Too long to examine; or nothing to restore and no one to tell of
@@ -442,7 +463,7 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *re
 	}
 	body.Close()
 	*buf = data
-	out := restoreText(t.ids(), data)
+	out := restoreText(t.ids().Scope(ex, session), data)
 	if int64(len(out)) != resp.ContentLength {
 		resp.ContentLength = int64(len(out))
 		if v := resp.Header["Content-Length"]; len(v) > 0 {
@@ -460,15 +481,15 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, c *re
 	resp.Body = b
 }
 
-// restoreText restores the ids in data, one JSON text, in place where it
-// can (see restore.Table.RestoreInPlace), and returns the result. A UTF-8
+// restoreText restores the ids in data, one JSON text, within sc, in place
+// where it can (see restore.Scope.RestoreInPlace), and returns the result. A UTF-8
 // byte order mark that starts data is skipped, as RFC 8259 section 8.1 lets
 // parsers do and fetch's Response.json(), Python's json.loads of bytes and
 // System.Text.Json's stream readers do, and passed on unchanged: the text
 // after it is restored.
-func restoreText(ids *restore.Table, data []byte) []byte {
+func restoreText(sc restore.Scope, data []byte) []byte {
 	text, bom := mediatype.TrimBOM(data)
-	out, changed := ids.RestoreInPlace(text)
+	out, changed := sc.RestoreInPlace(text)
 	switch {
 	case !bom:
 		return out

@@ -817,56 +817,31 @@ func TestTransportRequestBodyError(t *testing.T) {
 }
 
 // TestTransportAmbiguous checks requests in flight at once whose ids are
-// Equal but spelled differently: their responses cannot be told apart.
+// Equal but spelled differently, answered on a stream of neither (a GET
+// without a session): their responses cannot be told apart. (Answered in
+// their own POSTs' bodies, they can: TestTransportOwnExchange.)
 func TestTransportAmbiguous(t *testing.T) {
-	respond := make(chan string, 2)
-	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		select {
-		case b := <-respond:
-			io.WriteString(w, b)
-		case <-time.After(wait):
-		}
-	})
+	url, held := holdingServer(t, "event-stream")
 	tr := &httpid.Transport{}
 	c := newClient(tr)
-	results := make(chan string, 2)
-	for _, id := range []string{`1`, `"1"`} {
-		go func() {
-			resp, err := c.Post(s.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"m"}`))
-			if err != nil {
-				results <- err.Error()
-				return
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			results <- string(b)
-		}()
-	}
-	deadline := time.After(wait)
-	for tr.Len() < 2 {
-		select {
-		case <-deadline:
-			t.Fatalf("Len() = %d, want 2 requests in flight", tr.Len())
-		case <-time.After(time.Millisecond):
-		}
-	}
-	// The first response cannot be told apart: it passes unchanged.
-	respond <- `{"jsonrpc":"2.0","id":1.0,"result":{}}`
-	if got, want := <-results, `{"jsonrpc":"2.0","id":1.0,"result":{}}`; got != want {
-		t.Errorf("ambiguous response: got %s, want %s", got, want)
-	}
-	if n := tr.Len(); n != 2 {
-		t.Errorf("Len() = %d after the ambiguous response, want 2", n)
-	}
-	// The second is spelled exactly as one request was sent: it answers that one.
-	respond <- `{"jsonrpc":"2.0","id":"1","result":{}}`
-	if got, want := <-results, `{"jsonrpc":"2.0","id":"1","result":{}}`; got != want {
-		t.Errorf("exact response: got %s, want %s", got, want)
+	posts := []<-chan string{sendAsync(c, url, req(`1`, "A"), ""), sendAsync(c, url, req(`"1"`, "B"), "")}
+	hs := arrive(t, held, "A", "B")
+	stream := sendAsync(c, url, "", "")
+	get := arrive(t, held, "GET")["GET"]
+	// The first response cannot be told apart: it passes unchanged. The
+	// second is spelled exactly as one request was sent: it answers that one.
+	get.answer <- []string{res(`1.0`), res(`"1"`)}
+	if got, want := unwrap("event-stream", result(t, stream)), []string{res(`1.0`), res(`"1"`)}; !cmp.Equal(got, want) {
+		t.Errorf("GET stream read %q, want %q", got, want)
 	}
 	if n := tr.Len(); n != 1 {
-		t.Errorf("Len() = %d after the exact response, want 1", n)
+		t.Errorf("Len() = %d after an ambiguous and an exact response, want 1", n)
+	}
+	for _, k := range []string{"A", "B"} {
+		hs[k].answer <- nil
+	}
+	for _, p := range posts {
+		result(t, p)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -271,4 +272,33 @@ func TestFuzzSeedsCatchLaxMatchers(t *testing.T) {
 // runs the seeds, with -fuzz it explores.
 func FuzzRpcidMatcher(f *testing.F) {
 	FuzzMatcher(f, rpcidMatch)
+}
+
+// The README's example of CheckMatcher's output is what it prints, prefix
+// included, for a matcher that drops "_".
+func TestReadmeExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "rpcidtest: pair/ten-vs-underscore:") {
+			want = line
+		}
+	}
+	if want == "" {
+		t.Fatal("README has no line starting with rpcidtest: pair/ten-vs-underscore:")
+	}
+	drop := func(b []byte) string { return strings.ReplaceAll(strings.Trim(string(b), `"`), "_", "") }
+	for _, d := range Disagreements(func(sent, received []byte) bool { return drop(sent) == drop(received) }) {
+		// CheckMatcher reports each as t.Errorf("rpcidtest: %v", d).
+		if got := fmt.Sprintf("rpcidtest: %v", d); strings.HasPrefix(got, "rpcidtest: pair/ten-vs-underscore:") {
+			if got != want {
+				t.Errorf("README says\n%s\nCheckMatcher says\n%s", want, got)
+			}
+			return
+		}
+	}
+	t.Error("no disagreement on pair/ten-vs-underscore")
 }

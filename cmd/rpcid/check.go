@@ -140,7 +140,7 @@ type checker struct {
 	warnings int
 	counts   counts
 	// otherEvents counts the SSE events of other types than "" and
-	// "message", which are not examined.
+	// "message" (with spaces around it or not), which are not examined.
 	otherEvents map[string]int
 	// logOther counts the lines of MCP hosts' logs that hold no message.
 	logOther int
@@ -544,8 +544,8 @@ func skipRest(dec *json.Decoder, t json.Token) error {
 
 // maxLine is the longest line of a JSON Lines capture that check examines,
 // in bytes: a longer one (more than any JSON-RPC peer takes as one message;
-// a few KB of gzip can hold gigabytes of one line) is reported and skipped
-// without being held.
+// a few KB of gzip can hold gigabytes of one line) is reported and skipped:
+// its first maxLine bytes are held, the rest is not.
 var maxLine = 64 << 20
 
 // readJSONLines reads a JSON Lines capture, one line at a time, examining
@@ -578,6 +578,7 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 					}
 					s.nonBlank++
 					s.report(position{line: lineNo}, levelError, kindInvalid, fmt.Sprintf("the line is %d bytes long, more than check reads as one message (%d MiB), and is not examined", n, maxLine>>20), nil)
+					s.lostLine(position{line: lineNo}, long)
 				}
 				long = nil
 				if err == io.EOF {
@@ -594,7 +595,9 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 		if len(line) > 0 && (err == nil || err == io.EOF) {
 			// (Bytes before a read error are not a line of the capture:
 			// the error is reported instead.)
+			s.atEOF = err == io.EOF
 			s.line(lineNo, line)
+			s.atEOF = false
 		}
 		if cap(long) > 16<<20 {
 			long = nil // do not keep a huge buffer for the rest of the file
@@ -606,6 +609,38 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 			return err
 		}
 	}
+}
+
+// lostLine records a line too long to examine, whose first bytes are
+// start, as a text that may hold responses (see lostText): in a JSON Lines
+// capture its direction marker says whose, and its start what it may
+// answer; in an MCP host's log it may answer any request of any server.
+func (s *session) lostLine(pos position, start []byte) {
+	what := fmt.Sprintf("is longer than %d MiB and was not examined", maxLine>>20)
+	if s.log != logNone {
+		s.lostAll = lostAny{s.seq, pos.String() + ", which may hold it, " + what}
+		return
+	}
+	i := skipSpace(start, 0)
+	dir := fromUnknown
+	if i < len(start) && (start[i] == '>' || start[i] == '<') {
+		dir = fromClient
+		if start[i] == '<' {
+			dir = fromServer
+		}
+		i = skipSpace(start, i+1)
+	}
+	s.lostText(pos, dir, start[i:], validPrefix(start[i:]), what)
+}
+
+// validPrefix returns how many bytes at the start of b are valid JSON so
+// far: all of them, or those before the first the scanner refuses.
+func validPrefix(b []byte) int {
+	var sc []scan.Message
+	if _, _, err := scanText(nil, &sc, b); err != nil && err.Offset >= 0 {
+		return int(err.Offset)
+	}
+	return len(b)
 }
 
 // line handles one line of a JSON Lines capture.
@@ -744,6 +779,7 @@ func (s *session) lineOf(pos position, line []byte, start int) {
 		f := s.where()
 		f.Column = start + 1
 		s.report(pos, levelError, kindInvalid, fmt.Sprintf("not JSON at column %d: a UTF-8 byte order mark (EF BB BF) starts the message", f.Column), f)
+		s.lostText(pos, dir, line[start+3:end], validPrefix(line[start+3:end]), "is not JSON (a byte order mark starts it)")
 		return
 	}
 	if dir == fromUnknown {
@@ -1193,6 +1229,17 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 			reason += " " + nameByte(data[err.Offset:])
 		}
 		s.report(pos, levelError, kindInvalid, loc+fmt.Sprintf("not JSON%s: %s", where, reason), f)
+		what, valid := "is not JSON", len(data)
+		if err.Offset >= 0 {
+			valid = int(err.Offset)
+		}
+		if err.Reason == "unexpected end of input" {
+			what = "is cut short"
+			if !s.har && s.atEOF {
+				what = "is cut short at the end of the input"
+			}
+		}
+		s.lostText(pos, dir, data, valid, what)
 		return
 	}
 	if s.har && !s.strict && notRPC(msgs, batch, s.httpError) {

@@ -909,8 +909,8 @@ func TestCheckStdinWaiting(t *testing.T) {
 	}
 }
 
-// A line longer than maxLine is reported and skipped without being held,
-// and the lines around it are checked (a gzip of a few KB can hold a line
+// A line longer than maxLine is reported and skipped, held only to its
+// first maxLine bytes, and the lines around it are checked (a gzip of a few KB can hold a line
 // of gigabytes).
 func TestCheckLineTooLong(t *testing.T) {
 	defer func(n int) { maxLine = n }(maxLine)

@@ -212,6 +212,8 @@ func (s *session) readHAR(r io.Reader) error {
 				return nil
 			}
 			s.invalid(position{entry: entry + 1}, "", msg)
+			// The entries the file lacks may hold answers.
+			s.lostAll = lostAny{^uint32(0), fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (near byte %d), and the rest is not read", entry, dec.InputOffset())}
 			return nil
 		}
 		return err
@@ -329,6 +331,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.use(partKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
+	s.entryLost = s.entryLost[:0]
 	s.unreadable, s.cut = false, ""
 	s.inWebSocket = false
 	s.resumed = strings.EqualFold(e.Request.Method, "GET") && headerValue(e.Request.Headers.v, "last-event-id") != ""
@@ -351,6 +354,14 @@ func (s *session) harEntry(n int, e *harEntry) {
 			note += e.Request.PostData.elsewhere()
 		}
 		s.reqNote = s.note(note)
+		// The body may hold the client's answers to server requests.
+		if sd := &s.t.sides[1]; sd.lost.why == "" {
+			what := "is empty or was left out of the capture"
+			if e.Request.BodySize.v > 0 {
+				what = "was left out of the capture"
+			}
+			sd.lost = lostAny{^uint32(0), fmt.Sprintf("the request body at %s, which may hold it, %s", pos, what)}
+		}
 	}
 	rpc := false // the request body holds a JSON-RPC 2.0 message
 	s.failedExchange, s.undelivered, s.undeliveredLater, s.refusal = failed(e), s.undelivered[:0], s.undeliveredLater[:0], ""
@@ -437,6 +448,25 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 	}
 	st := resp.Status
 	c := &resp.Content
+	if st >= 200 && st <= 299 && len(s.entryLost) > 0 {
+		// Texts of the body that could not be read may answer the
+		// requests of this exchange.
+		what := fmt.Sprintf("status %d", st)
+		if mt := strings.TrimSpace(c.MimeType); mt != "" {
+			what += ", " + showString(mt)
+		}
+		for _, x := range s.entryRequests {
+			if s.t.at(x).flags&(fAnswered|fServer) != 0 {
+				continue
+			}
+			for _, l := range s.entryLost {
+				if l.v.answers(s.t, x) {
+					s.t.markLost(x, l.sub+"the body of its HTTP response ("+what+"), which may hold it, "+l.what)
+					break
+				}
+			}
+		}
+	}
 	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
 		!c.recorded() && mediaType(c.MimeType) == "text/event-stream" {
 		// A GET event stream whose body the capture lacks, as tools that
@@ -494,6 +524,11 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 			s.noAnswer[i] = true
 		}
 		mark(i, false, true)
+		for _, x := range s.entryRequests {
+			if r := s.t.at(x); r.flags&fLost != 0 && r.note == i {
+				r.note = 0 // its body may hold it (see lostText)
+			}
+		}
 	case st < 200 || st > 299:
 		if st >= 300 && st <= 399 {
 			s.redirectNext = s.p // its requests may be sent again elsewhere

@@ -53,10 +53,13 @@
 //     (application/x-ndjson, application/jsonl, application/stream+json,
 //     RFC 7464 application/json-seq and the like, as httpid reads them),
 //     each line a message or batch (offsets count from the start of the
-//     line), and text/event-stream bodies, whose
-//     events of type "" or "message" each hold a message
-//     (events of other types, such as the "endpoint" event of the 2024-11-05
-//     HTTP+SSE transport, are not examined, and are counted in the summary).
+//     line), and text/event-stream bodies, whose events of type "" or
+//     "message" each hold a message, as does an event typed "message" with
+//     spaces around it, with an ambiguous-event warning (go-sdk and mcp-go
+//     trim the type and read it; clients that follow the SSE standard
+//     ignore it); events of other types, such as the "endpoint" event of
+//     the 2024-11-05 HTTP+SSE transport, are not examined, and are counted
+//     in the summary.
 //     A body of another media type is examined when it is JSON holding a
 //     JSON-RPC 2.0 message ("jsonrpc":"2.0"): browsers send a string body
 //     as text/plain unless told otherwise; likewise JSON texts back to
@@ -121,8 +124,9 @@
 //     client's when they are requests or notifications and as the server's
 //     when they are responses. Empty lines are skipped. A line of more than
 //     64 MiB (more than a peer takes as one message; a few KB of gzip can
-//     hold gigabytes of one line) is reported and skipped without being
-//     held.
+//     hold gigabytes of one line) is reported and skipped, after its first
+//     64 MiB were read into memory: whatever its length, such a line costs
+//     as much memory as one of 64 MiB (about 180-270 MiB at the peak).
 //   - An MCP host's log, as Claude Desktop writes its mcp-server-NAME.log
 //     files and mcp.log: a capture whose first line (see above) starts
 //     with an RFC 3339 timestamp and two
@@ -215,12 +219,23 @@
 //   - type-changed, spelling-changed (warning): a response matched its request
 //     only under the rule because the id's JSON type changed in transit (1
 //     sent, "1" received, or the reverse), or a numeric id's spelling changed
-//     (1 sent, 1.0 received); in the go-sdk log of the side that sent the
-//     response, the finding says that side changed it. SDKs that compare
-//     type and value drop it.
+//     (1 sent, 1.0 received, or the reverse); in the go-sdk log of the side
+//     that sent the response, the finding says that side changed it. SDKs
+//     that compare type and value (go-sdk, mcp-go's stdio and SSE
+//     transports, C#) drop a response whose id changed type. A changed
+//     spelling go-sdk, mcp-go and the TypeScript SDK match by value; SDKs
+//     that compare spellings byte for byte (creachadair/jrpc2) miss it, and
+//     those that take only integer spellings refuse the odd one (rmcp, C#
+//     and the Python SDK refuse 1.0, rmcp -0; sourcegraph/jsonrpc2 fails on
+//     both and closes the connection). The finding says which side had the
+//     odd spelling.
 //   - unmatched-response (error): a response whose id matches no pending
 //     request; in a HAR entry whose POST body is missing, the finding says
-//     that body may have held the request it answers, and for a response to
+//     that body may have held the request it answers; after a line, body,
+//     event or frame that could not be read, sent by the side whose
+//     requests it answers, that the text may hold that request (unless
+//     what can be read of it shows a response, or a request with another
+//     id); and for a response to
 //     a server request, that a GET event stream without its body may have
 //     carried that request; in the run an MCP host's log starts in (its
 //     server's lines before any start of the server), that the request may
@@ -247,7 +262,19 @@
 //     waiting for its response). A request answered 204 otherwise says so,
 //     as does one whose 2xx response held no response with its id (a login
 //     page, a plain "Accepted"), which has no response in the capture when
-//     a GET event stream lacks its body.
+//     a GET event stream lacks its body. When a line, body, event or
+//     frame that could hold its answer could not be read (it is not JSON,
+//     it is cut short, or it is a line over 64 MiB, not examined), the
+//     finding says the capture has no response and names that text, which
+//     may hold it: for a line of JSON Lines or a host's log, or a WebSocket
+//     frame, the requests pending when it came, of the side it answers
+//     (either, without a marker); for a HAR response body, the requests of
+//     its own POST, or for a GET stream those whose answer was due on a
+//     stream; for a HAR request body left out or not JSON, the server's
+//     requests; for a HAR file cut short, any of these. A text whose
+//     readable start shows its id may answer only requests with an Equal
+//     id; one that starts with neither "{" nor "[", or shows a "method"
+//     member, answers none.
 //   - duplicate-id (error): a request sent while a request with an Equal id is
 //     still pending, or after one with it was cancelled (MCP forbids reusing
 //     an id; the new request takes the responses with it).

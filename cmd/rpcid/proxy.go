@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid/httpid"
+	"github.com/rpcid/rpcid/internal/restore"
 )
 
 // defaultProxyListen is the address rpcid proxy listens on in HTTP mode when
@@ -217,6 +218,24 @@ func (l *proxyLog) unmatched(received []byte) {
 // because the proxy cannot tell which the client means (-v).
 func (l *proxyLog) ambiguous(received []byte) {
 	l.verbosef("response id %s matches request ids sent in different spellings: not restored", logID(received))
+}
+
+// elsewhere logs a response id, found in the response to one HTTP request,
+// that answered a JSON-RPC request sent in another HTTP request (-v): one
+// on an event stream opened with GET, or in a POST's response whose own
+// requests had no Equal id. The Transport matches a response to its own
+// exchange's requests first, then to its MCP session's, then to any (see
+// restore.Table), so this is said only when the response's own exchange
+// had no Equal id to answer.
+func (l *proxyLog) elsewhere(m restore.Elsewhere) {
+	session, state := "", "which is still in flight"
+	if m.Session {
+		session = " in the same MCP session"
+	}
+	if m.Ended {
+		state = "whose response had ended without it"
+	}
+	l.verbosef("response id %s answers request id %s of another HTTP request%s, %s", logID(m.Received), logID(m.Sent), session, state)
 }
 
 // ambiguousNote is the summary's mention of ambiguous ids, when there were any.

@@ -170,6 +170,7 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table.OnRestore = lg.restored
 	p.table.OnUnmatched = lg.unmatched
 	p.table.OnAmbiguous = lg.ambiguous
+	p.table.OnElsewhere = lg.elsewhere
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,

@@ -66,7 +66,7 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("eq = %d, %q", code, out)
 			}
 		}},
-		{"cat session.jsonl | rpcid check # standard input, when it holds a capture", func(t *testing.T) {
+		{"cat cmd/rpcid/testdata/clean.jsonl | rpcid check # standard input, when it holds a capture", func(t *testing.T) {
 			if code, out, _ := check(t, file("clean.jsonl"), "check"); code != 0 || !strings.HasPrefix(out, "checked 1 file: 12 messages") {
 				t.Errorf("= %d, %q", code, out)
 			}
@@ -125,10 +125,17 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("log-member.jsonl: %q", out)
 			}
 		}},
-		{"a 2024-11-05 HTTP+SSE session, whose GET stream is listed first and carries the answers to POSTs answered 202, checks clean. Only SSE events of type `\"\"` or `message` are examined; events of other types (the `endpoint` event) are counted in the summary.", func(t *testing.T) {
+		{"a 2024-11-05 HTTP+SSE session, whose GET stream is listed first and carries the answers to POSTs answered 202, checks clean. SSE events of type `\"\"` or `message` are examined, and so is an event typed `message` with spaces around it (`event:  message`), with an `ambiguous-event` warning: go-sdk and mcp-go trim the type and read it, clients that follow the SSE standard ignore it. Events of other types (the `endpoint` event) are counted in the summary.", func(t *testing.T) {
 			code, out, _ := check(t, nil, "check", "testdata/sse-2024-11-05.har")
 			if code != 0 || out != "checked 1 file: 10 messages (4 requests, 4 responses, 2 notifications); 1 SSE event of other types than message not examined (endpoint 1); no findings\n" {
 				t.Errorf("= %d, %q", code, out)
+			}
+			har := harOf(t, [6]any{"POST", "", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, 200, "text/event-stream",
+				"event:  message \ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"})
+			code, out, _ = check(t, bytes.NewReader([]byte(har)), "check", "-")
+			if code != 1 || !strings.Contains(out, "warning: response body: event 1: its type is \" message \"") ||
+				!strings.Contains(out, "checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning\n") {
+				t.Errorf("an event typed \" message \": = %d, %q", code, out)
 			}
 		}},
 		{"A capture with nothing to check (an empty file, only blank lines, a HAR with no JSON-RPC bodies) is an error finding that says what the file held", func(t *testing.T) {
@@ -204,5 +211,64 @@ func TestREADMEClaims(t *testing.T) {
 			}
 			c.test(t)
 		})
+	}
+}
+
+// The rpcid check commands README shows under "The rpcid command" name
+// files a fresh clone has, and do what their comments say: they run, and
+// find what those captures hold.
+func TestREADMECheckCommands(t *testing.T) {
+	raw, _ := readme(t)
+	m := regexp.MustCompile("(?s)## The rpcid command\n\n```sh\n(.*?)```").FindStringSubmatch(raw)
+	if m == nil {
+		t.Fatal("README has no sh block under \"The rpcid command\"")
+	}
+	ran := 0
+	for _, line := range strings.Split(m[1], "\n") {
+		cmd, _, _ := strings.Cut(line, "#")
+		fields := strings.Fields(cmd)
+		var stdin *bytes.Reader
+		if len(fields) > 3 && fields[0] == "cat" && fields[2] == "|" {
+			b, err := os.ReadFile("../../" + fields[1])
+			if err != nil {
+				t.Errorf("%s: %v", line, err)
+				continue
+			}
+			stdin, fields = bytes.NewReader(b), fields[3:]
+		}
+		if len(fields) < 2 || fields[0] != "rpcid" || fields[1] != "check" || len(fields) == 2 && stdin == nil || fields[len(fields)-1] == "-h" {
+			continue
+		}
+		args := []string{"check"}
+		for _, f := range fields[2:] {
+			if strings.HasPrefix(f, "-") {
+				args = append(args, f)
+				continue
+			}
+			if _, err := os.Stat("../../" + f); err != nil {
+				t.Errorf("%s: %v", line, err)
+			}
+			// From the repository's root, as README runs it; the test
+			// runs in cmd/rpcid.
+			args = append(args, strings.TrimPrefix(f, "cmd/rpcid/"))
+		}
+		var code int
+		var out, errOut string
+		if stdin != nil {
+			code, out, errOut = runCmd(t, stdin, args...)
+		} else {
+			code, out, errOut = runCmd(t, nil, args...)
+		}
+		// -json prints the summary on standard error.
+		if code == 2 || errOut != "" && !strings.HasPrefix(errOut, "checked ") {
+			t.Errorf("%s: exit %d, stderr %q", line, code, errOut)
+		}
+		if out == "" {
+			t.Errorf("%s: printed nothing", line)
+		}
+		ran++
+	}
+	if ran != 3 {
+		t.Errorf("ran %d rpcid check commands of README, want 3", ran)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -202,6 +203,16 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
+	// entryLost are the texts of the response body of the HAR entry being
+	// read that could not be read, for the requests of its POST; lostAll
+	// is a text that may answer any request of any part (a line of an MCP
+	// host's log too long to examine, the entries a HAR file cut short
+	// lacks); atEOF says the JSON Lines line being read ends the input
+	// without a LF (see lostText).
+	entryLost []entryLost
+	lostAll   lostAny
+	atEOF     bool
+	lostIDs   int // entries made in the sides' lostIDs and lostReqIDs
 	// failedExchange: the HAR entry being read has a response status
 	// other than 2xx (and not a missing one), so a client answer in its
 	// request body did not reach the server, or may not have; undelivered
@@ -982,14 +993,58 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		s.report(pos, levelWarning, kindTypeChanged, s.withHint(msg, f, x), f)
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
-		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; SDKs that compare spellings or read ids as plain integers (rmcp, C#, sourcegraph/jsonrpc2) reject or drop it",
-			show(raw), s.describe(x), where)
+		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; %s",
+			show(raw), s.describe(x), where, spellingPeers(r.raw(), raw, id))
 		s.report(pos, levelWarning, kindSpellingChanged, s.withHint(msg, f, x), f)
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
 	}
 	t.remember(x)
+}
+
+// spellingPeers says which SDKs fail on a response whose numeric id, got,
+// equals the request's, sent, by value but is spelled otherwise: what each
+// does with the spellings involved (see the peer results in
+// conformance/RESULTS.md and bench's TestPeerIDTable). go-sdk, mcp-go and
+// the TypeScript SDK read numbers by value and match both.
+func spellingPeers(sent, got []byte, id rpcid.ID) string {
+	const bytewise = "SDKs that compare spellings byte for byte (creachadair/jrpc2) miss it"
+	n, isInt := id.Int64()
+	if !isInt {
+		// Neither is an integer: most SDKs refuse fractional ids anyway.
+		return bytewise
+	}
+	canon := strconv.FormatInt(n, 10)
+	// odd says who refuses the spellings raws, all of one value and none
+	// of them the plain integer.
+	odd := func(raws ...[]byte) string {
+		var fracs, others []string
+		for _, raw := range raws {
+			if bytes.ContainsAny(raw, ".eE") {
+				fracs = append(fracs, show(raw)) // 1.0, 1e0: read as a float
+			} else {
+				others = append(others, show(raw)) // -0: a float to serde_json, and no uint64
+			}
+		}
+		var says []string
+		if len(fracs) > 0 {
+			says = append(says, "rmcp, C# and the Python SDK refuse an id spelled "+strings.Join(fracs, " or ")+" (they take only integer spellings)")
+		}
+		if len(others) > 0 {
+			says = append(says, "rmcp refuses an id spelled "+strings.Join(others, " or ")+" (serde_json reads it as a float)")
+		}
+		return strings.Join(says, ", ") + ", and sourcegraph/jsonrpc2 fails on it and closes the connection"
+	}
+	switch {
+	case string(sent) == canon:
+		// The response has the odd spelling.
+		return bytewise + "; " + odd(got)
+	case string(got) == canon:
+		// The request had it, and the response is the plain integer.
+		return fmt.Sprintf("the request spelled the id %s and the response as the plain integer %s: %s; %s, so a peer built on them refuses the request", show(sent), canon, bytewise, odd(sent))
+	}
+	return fmt.Sprintf("neither %s nor %s is the plain integer %s: %s; %s", show(sent), show(got), canon, bytewise, odd(sent, got))
 }
 
 func isNumber(id rpcid.ID) bool { return id.Kind() == rpcid.KindInt || id.Kind() == rpcid.KindNumber }
@@ -1359,10 +1414,32 @@ func (s *session) reportOpen(parts []*part) {
 		}
 		f := &finding{ID: r.raw(), Method: s.t.method(x), Request: s.ref(x)}
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
+		nullNote := func() string {
+			at := s.posAt(int64(r.note))
+			if r.flags&fNullMaybe != 0 {
+				return fmt.Sprintf("the response with a null id at %s may be its answer", at)
+			}
+			return fmt.Sprintf("the response with a null id at %s is likely its answer", at)
+		}
+		lostWhy := ""
+		if !(r.flags&fNullNote == 0 && s.noBody[r.note]) {
+			lostWhy = s.lostFor(x)
+		}
 		switch {
 		case r.flags&fNullNote == 0 && s.noBody[r.note]:
 			// The capture cannot tell whether it was answered.
 			f.Note = s.notes[r.note-1]
+			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
+		case lostWhy != "":
+			// A text the capture holds but that could not be read may
+			// answer it.
+			f.Note = lostWhy
+			switch {
+			case r.flags&fNullNote != 0:
+				f.Note += " (" + nullNote() + ")"
+			case r.note > 0:
+				f.Note += "; " + s.notes[r.note-1]
+			}
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
 		case r.flags&fNullNote == 0 && r.note > 0 && (r.note == s.accepted || r.note == s.noContent) && lost > 0:
 			// Its answer was due on an event stream, and one is missing.
@@ -1379,14 +1456,7 @@ func (s *session) reportOpen(parts []*part) {
 		case r.flags&fNullNote == 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
 		case r.flags&fNullNote != 0:
-			at := position{line: int(r.note)}
-			if s.har {
-				at = position{entry: int(r.note)}
-			}
-			f.Note = fmt.Sprintf("the response with a null id at %s is likely its answer", at)
-			if r.flags&fNullMaybe != 0 {
-				f.Note = fmt.Sprintf("the response with a null id at %s may be its answer", at)
-			}
+			f.Note = nullNote()
 			msg += " (" + f.Note + ")"
 		case r.note > 0:
 			f.Note = s.notes[r.note-1]
@@ -1826,6 +1896,10 @@ func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 		// The request it answers may be in a body the capture lacks.
 		f.Note = s.notes[s.reqNote-1]
 		msg = fmt.Sprintf("response id %s matches no pending request in the capture: %s, and may have held the request it answers", show(raw), f.Note)
+	} else if why := s.lostRequest(si, id); why != "" {
+		// Or in a text the capture holds but that could not be read.
+		f.Note = why
+		msg = fmt.Sprintf("response id %s matches no pending %s in the capture: %s", show(raw), reqWord(si == 1), why)
 	}
 	// Group the normalizers that agree on value, request and verdict.
 	for i := 0; i < len(lax); {

@@ -39,6 +39,7 @@ const (
 	fNullMaybe                     // with fNullNote: that response may instead answer a request sent with a null id again
 	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
 	fLate                          // sent with the id of a cancelled request: one response more is the late answer to that one
+	fLost                          // a text that could not be read may answer it: table.lost says which
 )
 
 // A request is one request of the capture: pending, or answered and kept a
@@ -204,6 +205,17 @@ type side struct {
 	// (at most noticesMax, oldest first), for the causes of a null-id
 	// response: a peer may answer a notification, which JSON-RPC forbids.
 	notices []notice
+	// lost is the latest text that could not be read and may answer any
+	// request of the side sent before it, and lostIDs, in a HAR, those
+	// that may answer only the requests with ids of these keys (see
+	// lostText).
+	lost    lostAny
+	lostIDs map[idKey]string
+	// lostReq is the latest text that could not be read and may hold any
+	// request of the side, and lostReqIDs those that may hold only
+	// requests with ids of these keys (see lostRequests).
+	lostReq    string
+	lostReqIDs map[idKey]string
 }
 
 // notice is a notification a peer sent: its method name (name, "" when
@@ -253,6 +265,9 @@ type table struct {
 	methods   []string
 	methodIdx map[string]uint32
 	extra     map[ref]string
+	// lost says, for the requests flagged fLost, which text that could
+	// not be read may answer it.
+	lost map[ref]string
 }
 
 const methodsMax = 4096
@@ -318,6 +333,9 @@ func (t *table) alloc() ref {
 func (t *table) release(x ref) {
 	if t.slab[x].method == noMethod {
 		delete(t.extra, x)
+	}
+	if t.slab[x].flags&fLost != 0 {
+		delete(t.lost, x)
 	}
 	t.slab[x] = request{dupNext: t.free}
 	t.free = x

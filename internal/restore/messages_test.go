@@ -3,6 +3,7 @@ package restore
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -227,6 +228,23 @@ func FuzzRestore(f *testing.F) {
 		})
 		if len(edits) > 0 && !json.Valid(resps) {
 			t.Fatalf("ids restored in %q, which is not valid JSON", resps)
+		}
+		// Within the scope of the one exchange that recorded every id, and
+		// of its session, matching is the same as without a scope.
+		scoped := &Table{}
+		ex, err := scoped.RecordSession(reqs, "s")
+		if err != nil {
+			t.Fatalf("RecordSession: %v, where Record succeeded", err)
+		}
+		var scopedEdits [][3]int
+		scoped.Scope(ex, "s").Restore(resps, func(start, end int, sent []byte) {
+			scopedEdits = append(scopedEdits, [3]int{start, end, len(sent)})
+		})
+		if !slices.Equal(edits, scopedEdits) {
+			t.Fatalf("scoped edits %v, unscoped %v", scopedEdits, edits)
+		}
+		if scoped.Len() != tb.Len() {
+			t.Fatalf("scoped Len %d, unscoped %d", scoped.Len(), tb.Len())
 		}
 	})
 }

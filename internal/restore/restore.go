@@ -46,10 +46,30 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 // (MCP's standalone event stream, say) but are the first to be dropped,
 // oldest first, when room is needed.
 //
-// If requests with Equal ids but different spellings are remembered at once,
-// the answer is ambiguous unless exactly one spelling is in flight (not
-// orphaned) or one is spelled as received; an ambiguous response id is left
-// unchanged and forgets nothing.
+// Matching is scoped. A response id is matched against the remembered ids
+// Equal to it in this order, and the first of these groups that holds any
+// decides:
+//
+//  1. the ids of the exchange whose response body holds the response (the
+//     Exchange given to Table.Scope): a response to a POST's request
+//     arrives in that POST's response (JSON-RPC 2.0 section 5: the response
+//     id MUST be the same as the request's; MCP Streamable HTTP: the server
+//     answers the requests of a POST on that POST's response, JSON or event
+//     stream);
+//  2. the ids sent in the same MCP session (the session given to
+//     RecordSession and Table.Scope: in HTTP, the requests' Mcp-Session-Id
+//     header), when the exchange has no Equal id or recorded none at all,
+//     as for an event stream opened with GET (resumption with
+//     Last-Event-ID, the standalone stream); an empty session is none;
+//  3. all remembered ids, as Restore without a scope matches (stdio, where
+//     every response arrives on one stream).
+//
+// Within the deciding group, an id spelled exactly as received is chosen
+// first, then the one spelling among requests still in flight, then the one
+// spelling among orphans; each group keeps the order requests were sent in.
+// If the group holds requests with Equal ids but different spellings and
+// none of these rules picks one (1 and 1.0 in one batch, "1" received), the
+// response is ambiguous: its id is left unchanged and nothing is forgotten.
 //
 // A Table is safe for concurrent use. Its zero value is ready to use; set its
 // fields before first use, and do not copy it after.
@@ -70,11 +90,18 @@ type Table struct {
 	OnUnmatched func(received []byte)
 
 	// OnAmbiguous, if set, is called for each response id Equal to
-	// remembered ids sent in different spellings, none spelled as received
-	// and no one spelling alone among those in flight: the id is left as
-	// received and nothing is forgotten. Like OnRestore, it must not keep
-	// the slice.
+	// remembered ids sent in different spellings in the group that decides
+	// (see Table), none spelled as received and no one spelling alone among
+	// those in flight: the id is left as received and nothing is forgotten.
+	// Like OnRestore, it must not keep the slice.
 	OnAmbiguous func(received []byte)
+
+	// OnElsewhere, if set, is called for each response id found through a
+	// Scope (in the response body of an exchange) that answers a request
+	// recorded by another exchange: one whose own body did not hold it. It
+	// is called after OnRestore, if the id was rewritten too, without the
+	// Table's lock held, and must not keep the slices in m.
+	OnElsewhere func(m Elsewhere)
 
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
@@ -92,12 +119,28 @@ type Stats struct {
 	Ambiguous int64 // response ids Equal to remembered ids of different spellings, left as received
 }
 
+// An Elsewhere describes a response id that answered a request of another
+// exchange than the one whose response body held it (see Table.OnElsewhere).
+type Elsewhere struct {
+	Received []byte // the response id as received
+	Sent     []byte // the request id as it was sent (and is now written)
+	// Ended reports that the request's exchange had ended without its
+	// response (it was an orphan); otherwise it was still in flight.
+	Ended bool
+	// Session reports that the request was sent in the MCP session of the
+	// body that held the response: the same non-empty session was given to
+	// RecordSession and Table.Scope.
+	Session bool
+}
+
 // A record is one request id sent by one exchange.
 type record struct {
-	id   rpcid.ID
-	raw  []byte        // the id's exact JSON text as sent; never modified
-	elem *list.Element // in Table.orphans once the exchange ended unanswered
-	done bool          // answered or dropped: no longer in the table
+	id      rpcid.ID
+	raw     []byte        // the id's exact JSON text as sent; never modified
+	ex      *Exchange     // the exchange that recorded it
+	session string        // the MCP session it was sent in, or ""
+	elem    *list.Element // in Table.orphans once the exchange ended unanswered
+	done    bool          // answered or dropped: no longer in the table
 	// short holds raw when it is short, and self is the backing array of
 	// its slot's records while it is the only one: the common case then
 	// costs no allocations of its own.
@@ -162,7 +205,15 @@ func (t *Table) maxPending() int {
 // orphans, it remembers none and returns an error wrapping
 // ErrTooManyPending.
 func (t *Table) Record(data []byte) (*Exchange, error) {
-	ex, _, err := t.RecordText(data)
+	return t.RecordSession(data, "")
+}
+
+// RecordSession is Record for requests sent in the MCP session named
+// session (the request's Mcp-Session-Id header), or in none if session is
+// "": a response found through a Scope with the same Session answers them
+// before requests of other sessions (see Table).
+func (t *Table) RecordSession(data []byte, session string) (*Exchange, error) {
+	ex, _, err := t.recordText(data, session)
 	return ex, err
 }
 
@@ -171,6 +222,11 @@ func (t *Table) Record(data []byte) (*Exchange, error) {
 // when it is not, nothing is remembered and ex and err are nil. NewStdioReader's
 // line function uses it to learn whether a line was taken as one message.
 func (t *Table) RecordText(data []byte) (ex *Exchange, text bool, err error) {
+	return t.recordText(data, "")
+}
+
+// recordText is RecordText for requests sent in session.
+func (t *Table) recordText(data []byte, session string) (ex *Exchange, text bool, err error) {
 	var buf [8]scan.Message
 	msgs, text := scanMessages(buf[:0], data)
 	n := 0
@@ -199,7 +255,7 @@ func (t *Table) RecordText(data []byte) (ex *Exchange, text bool, err error) {
 		if len(ex.recs) > 0 {
 			r = new(record)
 		}
-		r.id = id
+		r.id, r.ex, r.session = id, ex, session
 		if len(raw) <= len(r.short) {
 			r.raw = append(r.short[:0], raw...)
 		} else {
@@ -302,14 +358,53 @@ func (t *Table) Release(ex *Exchange, failed bool) {
 // messages without "jsonrpc":"2.0" (a REST API's {"id":"5","result":...}),
 // and messages whose id, method, result or error member is named twice or by
 // a case variant are never touched and answer nothing.
+//
+// Restore matches without a scope, against all remembered ids (step 3 in
+// Table's order): for a transport with one stream each way (stdio). For the
+// response body of one exchange, use Scope.Restore.
 func (t *Table) Restore(data []byte, fn func(start, end int, sent []byte)) {
-	t.restoreText(data, fn)
+	t.restoreText(data, nil, fn)
 }
 
-// restoreText is Restore, and reports whether data is one JSON text, with
-// optional whitespace around it (when it is not, fn is not called and
-// nothing is counted).
-func (t *Table) restoreText(data []byte, fn func(start, end int, sent []byte)) (text bool) {
+// A Scope is a Table seen from the response body of one exchange: its
+// methods are the Table's, but match each response id against the
+// exchange's own requests first, then against those of its MCP session,
+// then against all (see Table), and report a match with another exchange's
+// request to Table.OnElsewhere. The zero Scope must not be used; get one
+// from Table.Scope. A Scope is a small value: copy it freely.
+type Scope struct {
+	t       *Table
+	ex      *Exchange
+	session string
+}
+
+// Scope returns the Scope of a response body of exchange ex (nil when its
+// request recorded no id, as a GET's or a notification's does) sent in the
+// MCP session named session ("" for none; see RecordSession).
+func (t *Table) Scope(ex *Exchange, session string) Scope {
+	return Scope{t: t, ex: ex, session: session}
+}
+
+// Restore is Table.Restore for a text found in s's body.
+func (s Scope) Restore(data []byte, fn func(start, end int, sent []byte)) {
+	s.t.restoreText(data, &s, fn)
+}
+
+// RestoreInPlace is Table.RestoreInPlace for a text found in s's body.
+func (s Scope) RestoreInPlace(data []byte) (out []byte, changed bool) {
+	return s.t.restoreInPlace(data, &s)
+}
+
+// AppendRestored is Table.AppendRestored for a text found in s's body.
+func (s Scope) AppendRestored(dst, data []byte) (out []byte, changed bool) {
+	out, changed, _ = s.t.appendRestored(dst, data, &s)
+	return out, changed
+}
+
+// restoreText is Restore within sc (nil for none), and reports whether data
+// is one JSON text, with optional whitespace around it (when it is not, fn
+// is not called and nothing is counted).
+func (t *Table) restoreText(data []byte, sc *Scope, fn func(start, end int, sent []byte)) (text bool) {
 	var buf [8]scan.Message
 	msgs, text := scanMessages(buf[:0], data)
 	for i := range msgs {
@@ -318,10 +413,7 @@ func (t *Table) restoreText(data []byte, fn func(start, end int, sent []byte)) (
 			continue
 		}
 		raw := m.ID.Bytes(data)
-		if sent := t.restore(raw); sent != nil {
-			if t.OnRestore != nil {
-				t.OnRestore(raw, sent)
-			}
+		if sent := t.restore(raw, sc); sent != nil {
 			fn(m.ID.Start, m.ID.End, sent)
 		}
 	}
@@ -333,6 +425,10 @@ func (t *Table) restoreText(data []byte, fn func(start, end int, sent []byte)) (
 // whether any id was rewritten. Otherwise the result is a new slice and data
 // is unchanged.
 func (t *Table) RestoreInPlace(data []byte) (out []byte, changed bool) {
+	return t.restoreInPlace(data, nil)
+}
+
+func (t *Table) restoreInPlace(data []byte, sc *Scope) (out []byte, changed bool) {
 	type edit struct {
 		start, end int
 		sent       []byte
@@ -340,7 +436,7 @@ func (t *Table) RestoreInPlace(data []byte) (out []byte, changed bool) {
 	var buf [4]edit
 	edits := buf[:0]
 	grows := false
-	t.Restore(data, func(start, end int, sent []byte) {
+	t.restoreText(data, sc, func(start, end int, sent []byte) {
 		edits = append(edits, edit{start, end, sent})
 		grows = grows || len(sent) > end-start
 	})
@@ -364,7 +460,7 @@ func (t *Table) RestoreInPlace(data []byte) (out []byte, changed bool) {
 // AppendRestored appends data to dst with its response ids restored (see
 // Restore) and reports whether any id was rewritten.
 func (t *Table) AppendRestored(dst, data []byte) (out []byte, changed bool) {
-	out, changed, _ = t.AppendRestoredText(dst, data)
+	out, changed, _ = t.appendRestored(dst, data, nil)
 	return out, changed
 }
 
@@ -374,8 +470,12 @@ func (t *Table) AppendRestored(dst, data []byte) (out []byte, changed bool) {
 // nothing is counted. NewStdioReader's line function uses it to learn
 // whether a line was taken as one message.
 func (t *Table) AppendRestoredText(dst, data []byte) (out []byte, changed, text bool) {
+	return t.appendRestored(dst, data, nil)
+}
+
+func (t *Table) appendRestored(dst, data []byte, sc *Scope) (out []byte, changed, text bool) {
 	last := 0
-	text = t.restoreText(data, func(start, end int, sent []byte) {
+	text = t.restoreText(data, sc, func(start, end int, sent []byte) {
 		dst = append(dst, data[last:start]...)
 		dst = append(dst, sent...)
 		last = end
@@ -384,11 +484,11 @@ func (t *Table) AppendRestoredText(dst, data []byte) (out []byte, changed, text 
 	return append(dst, data[last:]...), changed, text
 }
 
-// restore answers a response whose id is raw: it forgets the matching
-// request id and returns the bytes to write instead of raw, or nil to leave
-// raw as it is (raw is already spelled as sent, matches nothing, or is
-// ambiguous).
-func (t *Table) restore(raw []byte) []byte {
+// restore answers a response whose id is raw, found within sc (nil for
+// none): it forgets the matching request id and returns the bytes to write
+// instead of raw, or nil to leave raw as it is (raw is already spelled as
+// sent, matches nothing, or is ambiguous). It calls the Table's hooks.
+func (t *Table) restore(raw []byte, sc *Scope) []byte {
 	t.mu.Lock()
 	t.stats.Responses++
 	_, sl, m, _ := t.table.TakeJSONMatch(raw)
@@ -404,9 +504,13 @@ func (t *Table) restore(raw []byte) []byte {
 		return nil
 	}
 	var repl []byte
-	i, rewrite := sl.choose(raw)
+	var away Elsewhere // filled in when the request was another exchange's
+	i, rewrite := sl.choose(raw, sc)
 	if i >= 0 {
 		r := sl.recs[i]
+		if sc != nil && r.ex != sc.ex {
+			away = Elsewhere{Received: raw, Sent: r.raw, Ended: r.elem != nil, Session: sc.session != "" && r.session == sc.session}
+		}
 		sl.recs = slices.Delete(sl.recs, i, i+1)
 		t.drop(r)
 		if rewrite {
@@ -420,47 +524,93 @@ func (t *Table) restore(raw []byte) []byte {
 		t.put(sl)
 	}
 	t.mu.Unlock()
-	if i < 0 && t.OnAmbiguous != nil {
-		t.OnAmbiguous(raw)
+	switch {
+	case i < 0:
+		if t.OnAmbiguous != nil {
+			t.OnAmbiguous(raw)
+		}
+	case repl != nil && t.OnRestore != nil:
+		t.OnRestore(raw, repl)
+	}
+	if away.Sent != nil && t.OnElsewhere != nil {
+		t.OnElsewhere(away)
 	}
 	return repl
 }
 
-// choose picks the record a response with id raw answers. It prefers a record
-// spelled exactly as raw (no rewrite), then the only spelling among requests
-// still in flight, then the only spelling among orphans. It returns -1 if
-// the spellings disagree.
-func (sl *slot) choose(raw []byte) (i int, rewrite bool) {
+// The groups of records a response is matched against, in order (see
+// Table).
+const (
+	groupExchange = iota // the records of the scope's exchange
+	groupSession         // the records sent in the scope's session
+	groupAll             // every record
+)
+
+// holds reports whether r is in group g of scope sc (nil for none, where
+// only groupAll holds anything).
+func (sc *Scope) holds(g int, r *record) bool {
+	switch {
+	case g == groupAll:
+		return true
+	case sc == nil:
+		return false
+	case g == groupExchange:
+		return sc.ex != nil && r.ex == sc.ex
+	}
+	return sc.session != "" && r.session == sc.session
+}
+
+// choose picks the record a response with id raw, found within sc (nil for
+// none), answers: among the records of the first group (see Table) that
+// holds any, a record spelled exactly as raw (no rewrite), preferring one in
+// flight, then the only spelling among requests still in flight, then the
+// only spelling among orphans. It returns -1 if the spellings disagree.
+func (sl *slot) choose(raw []byte, sc *Scope) (i int, rewrite bool) {
+	for g := groupExchange; g <= groupAll; g++ {
+		if i, rewrite, ok := sl.chooseIn(raw, sc, g); ok {
+			return i, rewrite
+		}
+	}
+	return -1, false // unreachable: groupAll holds every record, and a slot has one
+}
+
+// chooseIn is choose within group g of sc; ok is false if the group holds
+// none of sl's records.
+func (sl *slot) chooseIn(raw []byte, sc *Scope, g int) (i int, rewrite, ok bool) {
 	i = -1
 	for j, r := range sl.recs {
+		if !sc.holds(g, r) {
+			continue
+		}
+		ok = true
 		if bytes.Equal(r.raw, raw) {
 			if r.elem == nil {
-				return j, false
+				return j, false, true
 			}
 			if i < 0 {
 				i = j
 			}
 		}
 	}
-	if i >= 0 {
-		return i, false
+	if i >= 0 || !ok {
+		return i, false, ok
 	}
 	for _, orphans := range [2]bool{false, true} {
 		for j, r := range sl.recs {
-			if (r.elem != nil) != orphans {
+			if (r.elem != nil) != orphans || !sc.holds(g, r) {
 				continue
 			}
 			if i < 0 {
 				i = j
 			} else if !bytes.Equal(r.raw, sl.recs[i].raw) {
-				return -1, false
+				return -1, false, true
 			}
 		}
 		if i >= 0 {
-			return i, true
+			return i, true, true
 		}
 	}
-	return -1, false
+	return -1, false, true // unreachable: the group holds a record
 }
 
 // TransportTable returns the Table behind an *httpid.Transport, given as

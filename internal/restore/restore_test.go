@@ -24,10 +24,10 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tr.restore([]byte(`"1"`)); got != nil {
+	if got := tr.restore([]byte(`"1"`), nil); got != nil {
 		t.Errorf("evicted id 1 restored to %s", got)
 	}
-	if got := tr.restore([]byte(`2`)); string(got) != `"2"` {
+	if got := tr.restore([]byte(`2`), nil); string(got) != `"2"` {
 		t.Errorf("orphan \"2\" restored to %q, want \"2\"", got)
 	}
 	// Full with requests in flight: refused.
@@ -43,7 +43,7 @@ func TestTableLifecycle(t *testing.T) {
 	_, _ = record(req(`7`))
 	tr.Release(exA, false)
 	for i := range 2 {
-		if got := tr.restore([]byte(`"7"`)); string(got) != `7` {
+		if got := tr.restore([]byte(`"7"`), nil); string(got) != `7` {
 			t.Errorf("response %d: restored to %q, want 7", i, got)
 		}
 	}
@@ -54,10 +54,10 @@ func TestTableLifecycle(t *testing.T) {
 	exB, _ := record(req(`"8"`))
 	tr.Release(exB, false)
 	_, _ = record(req(`8`))
-	if got := tr.restore([]byte(`8.0`)); string(got) != `8` {
+	if got := tr.restore([]byte(`8.0`), nil); string(got) != `8` {
 		t.Errorf("restored to %q, want 8 (the request in flight)", got)
 	}
-	if got := tr.restore([]byte(`8.0`)); string(got) != `"8"` {
+	if got := tr.restore([]byte(`8.0`), nil); string(got) != `"8"` {
 		t.Errorf("restored to %q, want \"8\" (the orphan)", got)
 	}
 }
