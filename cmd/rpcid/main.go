@@ -445,7 +445,8 @@
 // HTTP and 2024-11-05 HTTP+SSE transports. Point the client at the printed
 // address. Requests whose Host header is not this proxy's
 // address, or whose Origin is a page not on this machine, are refused (DNS
-// rebinding). Headers pass unchanged (the client's Authorization too), so a
+// rebinding). Headers pass unchanged (the client's Authorization and
+// X-Forwarded-For too; the proxy adds none), so a
 // gateway's OAuth sign-in (RFC 9728 metadata naming the gateway's URL, not
 // the proxy's) fails the client's check of the resource; a client given a
 // token directly works. It prints one line to standard error when listening:
@@ -454,7 +455,9 @@
 //
 // (on every address, -listen :PORT, it names http://127.0.0.1:PORT/PATH for
 // this machine's clients and adds a warning that other machines can use the
-// gateway through it).
+// gateway through it). Every message writes the values of URL's query (a
+// token) and a password in a URL as xxxxx: standard error often goes to a
+// host's logs.
 //
 // SIGINT or SIGTERM stops it: open GET streams end at once, other requests in
 // flight get 5 seconds to finish (a second signal ends them at once).
@@ -464,19 +467,27 @@
 // by message with response ids restored; its standard error passes through.
 // Both directions understand two framings, message by message: one JSON
 // object or array per line (MCP's stdio transport), passed on as soon as
-// its closing bracket arrives, LF or not; and Content-Length framing (LSP's
+// its closing bracket arrives, LF or not, after a UTF-8 byte order mark if
+// one starts the line; and Content-Length framing (LSP's
 // base protocol: "Content-Length: N", CRLF or LF, optional other fields
 // such as Content-Type, an empty line, then N bytes of body), whose
-// Content-Length is rewritten when a restored id changes the body's length.
+// Content-Length is rewritten when a restored id changes the body's length
+// (a byte order mark before the body is skipped too).
 // Everything else passes unchanged: lines that hold no object or array,
 // header blocks without a valid Content-Length (and the body after one that
 // names Content-Length but is malformed, repeated, or in a block that turns
-// out to be none, or in a line of other text: a reader may frame that body
-// by it), and messages longer than -max-message-size.
+// out to be none, or on a line that starts with the field but is no header:
+// a reader may frame that body by it; a log line that names the field after
+// other text frames nothing), and messages longer than -max-message-size.
 //
 // The proxy exits with COMMAND's exit status (128+N when signal N ended
-// it); SIGINT, SIGTERM and SIGHUP are passed on to COMMAND, and the proxy
-// waits for it to exit. When a write to standard output fails (the client went away), the
+// it). COMMAND runs in a process group of its own, so a terminal's Ctrl-C
+// (or a signal to the proxy's group) reaches only the proxy, and SIGINT,
+// SIGTERM, SIGHUP and SIGQUIT are passed on to COMMAND once each; Ctrl-Z
+// stops the proxy, not COMMAND. The proxy waits for COMMAND to exit; after
+// a signal, once COMMAND has exited, what it wrote is relayed for 0.5
+// seconds at most (a second signal ends that at once), and what the client
+// has not read by then is dropped. When a write to standard output fails (the client went away), the
 // proxy closes COMMAND's standard output and input and reads nothing more:
 // COMMAND's next write fails as it would without the proxy (SIGPIPE ends it,
 // status 141, unless it ignores the signal), and a COMMAND that lives on
@@ -499,8 +510,9 @@
 //	                          matches no request or is ambiguous (Equal to
 //	                          ids sent in different spellings), each refused
 //	                          request and each rewritten endpoint event, a
-//	                          client that closed standard output (stdio),
-//	                          and a summary on exit
+//	                          client that closed standard output and output
+//	                          dropped after a signal (stdio), and a summary
+//	                          on exit
 //	-max-pending N            request ids remembered at most (default 4096)
 //	-max-message-size BYTES   largest message examined; larger ones pass
 //	                          unchanged (default 16777216)

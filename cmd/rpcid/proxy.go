@@ -51,7 +51,11 @@ func runProxy(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sig := make(chan os.Signal, 2)
 	if cfg.command != nil {
-		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		// SIGQUIT too: COMMAND runs in a process group of its own (see
+		// ownProcessGroup), so a terminal's Ctrl-\ reaches only the proxy,
+		// which would otherwise die of it (Go's default: a goroutine dump)
+		// instead of passing it on.
+		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	} else {
 		signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	}
@@ -128,21 +132,23 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 		return usageErr("one URL expected, got %d arguments (flags go before the URL; a COMMAND goes after --)", len(rest))
 	}
 	u, err := url.Parse(rest[0])
+	shown := redactURL(rest[0]) // messages go to host logs: no tokens in them
 	switch {
 	case err != nil && !strings.Contains(rest[0], "://"):
-		return usageErr("URL %q: scheme must be http or https (as in http://%s)", rest[0], rest[0])
+		return usageErr("URL %q: scheme must be http or https (as in http://%s)", shown, shown)
 	case err != nil:
-		return usageErr("URL %q: %v", rest[0], errors.Unwrap(err))
+		// Not url.Error's inner text, which may quote the password.
+		return usageErr("URL %q: %s", shown, urlProblem(err))
 	case u.Scheme != "http" && u.Scheme != "https":
-		return usageErr("URL %q: scheme must be http or https", rest[0])
+		return usageErr("URL %q: scheme must be http or https", shown)
 	case u.Host == "":
-		return usageErr("URL %q has no host", rest[0])
+		return usageErr("URL %q has no host", shown)
 	case u.User != nil:
-		return usageErr("URL %q holds user information (user@ or user:password@); the proxy adds no credentials of its own (the client's Authorization header passes through)", rest[0])
+		return usageErr("URL %q holds user information (user@ or user:password@); the proxy adds no credentials of its own (the client's Authorization header passes through)", shown)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return usageErr("URL %q: port %s is out of range (1 to 65535)", rest[0], p)
+			return usageErr("URL %q: port %s is out of range (1 to 65535)", shown, p)
 		}
 	}
 	if _, _, err := net.SplitHostPort(cfg.listen); err != nil {
@@ -158,6 +164,11 @@ type proxyLog struct {
 	mu      sync.Mutex
 	w       io.Writer
 	verbose bool
+	// query is the upstream URL's query as written (HTTP mode), a token
+	// perhaps: wherever a line holds it after "?", as an error that quotes
+	// a request's URL would, its values are written as redactURL writes
+	// them.
+	query string
 }
 
 // printf writes one line. Characters in it that would act on a terminal or
@@ -166,7 +177,11 @@ type proxyLog struct {
 // nor drive the terminal; callers quote such text themselves (logText,
 // logID) where an escape could be mistaken for the text.
 func (l *proxyLog) printf(format string, a ...any) {
-	line := "rpcid proxy: " + escapeUnsafe(fmt.Sprintf(format, a...)) + "\n"
+	msg := fmt.Sprintf(format, a...)
+	if l.query != "" {
+		msg = strings.ReplaceAll(msg, "?"+l.query, redactURL("?"+l.query))
+	}
+	line := "rpcid proxy: " + escapeUnsafe(msg) + "\n"
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	io.WriteString(l.w, line)
@@ -308,6 +323,69 @@ func escapeUnsafe(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// redacted is what redactURL writes in place of a secret, as
+// url.URL.Redacted does for a password.
+const redacted = "xxxxx"
+
+// redactURL returns s, a URL or URL reference as written, for a message:
+// the password of its user information, each value of its query and
+// fragment (`api_key=xxxxx`), and each part of them without "=" (a bare
+// token) written as xxxxx; names, separators and everything else as
+// written. It works on the text alone, so a URL that does not parse is
+// redacted too; the user information is what precedes the last "@" before
+// the first "/", "?", "#" or "\\" after "://". The README suggests tokens in the upstream URL's query, and
+// the proxy's standard error goes to host logs.
+func redactURL(s string) string {
+	if i := strings.Index(s, "://"); i >= 0 {
+		auth := s[i+3:]
+		end := strings.IndexAny(auth, "/?#\\") // a reverse solidus ends it, as WHATWG's URL parser reads http URLs
+		if end < 0 {
+			end = len(auth)
+		}
+		if at := strings.LastIndexByte(auth[:end], '@'); at >= 0 {
+			if c := strings.IndexByte(auth[:at], ':'); c >= 0 && c+1 < at {
+				s = s[:i+3] + auth[:c+1] + redacted + auth[at:]
+			}
+		}
+	}
+	q := strings.IndexAny(s, "?#")
+	if q < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:q])
+	for rest := s[q:]; rest != ""; {
+		b.WriteByte(rest[0]) // a separator
+		rest = rest[1:]
+		n := strings.IndexAny(rest, "?&;#")
+		if n < 0 {
+			n = len(rest)
+		}
+		part := rest[:n]
+		rest = rest[n:]
+		switch k, v, ok := strings.Cut(part, "="); {
+		case ok && v != "":
+			b.WriteString(k + "=" + redacted)
+		case ok:
+			b.WriteString(part)
+		case part != "":
+			b.WriteString(redacted)
+		}
+	}
+	return b.String()
+}
+
+// urlProblem returns what url.Parse found wrong in a URL, for a message,
+// without quoting any of its text (an invalid port or escape would quote a
+// password or token).
+func urlProblem(err error) string {
+	msg := errors.Unwrap(err).Error()
+	if i := strings.IndexAny(msg, `"`); i >= 0 {
+		msg = strings.TrimSpace(msg[:i])
+	}
+	return msg
 }
 
 // hostPath returns the path of u for the start line: "/" when it has none.

@@ -610,3 +610,55 @@ func TestProxyEndpointTwoDataLines(t *testing.T) {
 		t.Errorf("a relative endpoint over two lines was reported:\n%s", log)
 	}
 }
+
+func TestRedactURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"http://127.0.0.1:8080/mcp", "http://127.0.0.1:8080/mcp"},
+		{"http://127.0.0.1:8080/mcp?api_key=SECRET123", "http://127.0.0.1:8080/mcp?api_key=xxxxx"},
+		{"https://gw.example/mcp?a=1&b=&c;d=2#frag", "https://gw.example/mcp?a=xxxxx&b=&xxxxx;d=xxxxx#xxxxx"},
+		{"https://gw.example/?SECRET123", "https://gw.example/?xxxxx"},
+		{"https://gw.example/mcp#access_token=SECRET123", "https://gw.example/mcp#access_token=xxxxx"},
+		{"http://user:SECRET123@gw.example/mcp", "http://user:xxxxx@gw.example/mcp"},
+		{"http://user@gw.example/mcp", "http://user@gw.example/mcp"},
+		{"http://u:p:q@a@gw.example:99/x?y=1", "http://u:xxxxx@gw.example:99/x?y=xxxxx"},
+		{"http://h/p@q:r", "http://h/p@q:r"}, // an @ in the path is no user information
+		{"http://127.0.0.1:1\\@other.example/m", "http://127.0.0.1:1\\@other.example/m"},
+		{"/messages?sessionId=abc", "/messages?sessionId=xxxxx"},
+		{"gw.example:8080/mcp?k=SECRET123", "gw.example:8080/mcp?k=xxxxx"},
+		{"?", "?"},
+		{"", ""},
+	} {
+		if got := redactURL(tt.in); got != tt.want {
+			t.Errorf("redactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// No message the proxy prints holds the upstream URL's token or password:
+// usage errors about the URL, and any line that quotes a request's URL
+// (an error from below, say).
+func TestProxyMessagesRedactURL(t *testing.T) {
+	for _, u := range []string{
+		"http://user:SECRET123@gw.example/mcp",
+		"ftp://gw.example/mcp?api_key=SECRET123",
+		"gw.example/mcp?api_key=SECRET123",
+		"http://gw.example:99999/mcp?api_key=SECRET123",
+		"http://gw.example/%zz?api_key=SECRET123",
+		"http:///mcp?api_key=SECRET123",
+		"http://u:SECRET123@[::1/mcp",
+	} {
+		var stdout, stderr strings.Builder
+		if _, code, ok := parseProxyArgs([]string{u}, &stdout, &stderr); ok || code != 2 {
+			t.Errorf("URL %q: parsed (%v, %d), want a usage error", u, ok, code)
+		}
+		if strings.Contains(stderr.String(), "SECRET") || !strings.Contains(stderr.String(), "URL ") {
+			t.Errorf("URL %q: stderr %q: want the URL's problem without its secret", u, stderr.String())
+		}
+	}
+	var stderr strings.Builder
+	lg := &proxyLog{w: &stderr, query: "api_key=SECRET123&v=1"}
+	lg.printf("POST %s: %v", "/mcp", errors.New(`Post "http://gw.example/mcp?api_key=SECRET123&v=1&client=2": EOF`))
+	if want := "rpcid proxy: POST /mcp: Post \"http://gw.example/mcp?api_key=xxxxx&v=xxxxx&client=2\": EOF\n"; stderr.String() != want {
+		t.Errorf("log line %q, want %q", stderr.String(), want)
+	}
+}

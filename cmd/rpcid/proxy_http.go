@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +52,7 @@ type inboundHostKey struct{}
 // nil it is called with the listener's address once the start line is
 // printed (for tests).
 func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started func(net.Addr)) int {
-	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
+	lg := &proxyLog{w: stderr, verbose: cfg.verbose, query: cfg.upstream.RawQuery}
 	ln, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
@@ -65,7 +66,7 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 	hosts := allowedHosts(cfg.listen, addr)
 	if hosts[hostPort(cfg.upstream.Host, cfg.upstream.Scheme)] {
 		ln.Close()
-		lg.printf("URL %s names this proxy's own address: every request would come back to it", cfg.rawURL)
+		lg.printf("URL %s names this proxy's own address: every request would come back to it", redactURL(cfg.rawURL))
 		return 2
 	}
 	p := newHTTPProxy(cfg, lg, hosts)
@@ -77,7 +78,7 @@ func proxyHTTP(cfg proxyConfig, stderr io.Writer, sig <-chan os.Signal, started 
 		ErrorLog:          log.New(stderrWriter{lg}, "", 0),
 		ConnState:         fresh.track,
 	}
-	for _, line := range listeningLines(addr, hostPath(cfg.upstream), cfg.rawURL) {
+	for _, line := range listeningLines(addr, hostPath(cfg.upstream), redactURL(cfg.rawURL)) {
 		lg.printf("%s", line)
 	}
 	if started != nil {
@@ -247,7 +248,8 @@ func (p *httpProxy) allowedOrigin(origin string) bool {
 // httputil.NewSingleHostReverseProxy joins them. The upstream sees its own
 // name in Host. The client's Accept-Encoding is dropped so that the response
 // arrives uncompressed (http.Transport asks for gzip itself and decodes it)
-// and its ids can be restored.
+// and its ids can be restored. The forwarding headers the client sent
+// (forwardingHeaders) pass as they are, and the proxy adds none.
 func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.SetURL(p.target)
 	// The path and query as the client wrote them: ReverseProxy re-encodes
@@ -255,6 +257,32 @@ func (p *httpProxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.URL.Path, pr.Out.URL.RawPath = pr.In.URL.Path, pr.In.URL.RawPath
 	pr.Out.URL.RawQuery = joinQuery(p.query, pr.In.URL.RawQuery)
 	pr.Out.Header.Del("Accept-Encoding")
+	for _, k := range forwardingHeaders {
+		if v, ok := pr.In.Header[k]; ok && !connectionOption(pr.In.Header, k) {
+			pr.Out.Header[k] = slices.Clone(v)
+		}
+	}
+}
+
+// forwardingHeaders are the fields that httputil.ReverseProxy removes from
+// a request before its Rewrite function is called. The proxy passes the
+// client's on unchanged, as it passes every header but hop-by-hop ones: a
+// client behind a proxy of its own, or one that names itself for a
+// gateway's logs, keeps what it says; the proxy is no trust boundary that
+// could vouch for them or replace them, since it adds nothing of its own.
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
+
+// connectionOption reports whether the Connection field of h names the
+// field name, which makes that field hop-by-hop (RFC 9110 section 7.6.1).
+func connectionOption(h http.Header, name string) bool {
+	for _, v := range h["Connection"] {
+		for _, opt := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(opt), name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // joinQuery returns the query of a request to the upstream: the upstream
@@ -287,20 +315,20 @@ func (p *httpProxy) modifyResponse(resp *http.Response) error {
 		out := rewriteEndpoint(value, p.target, host)
 		switch {
 		case out != nil:
-			p.log.verbosef("endpoint event: %s rewritten to %s", logText(string(value)), logText(string(out)))
+			p.log.verbosef("endpoint event: %s rewritten to %s", logText(redactURL(string(value))), logText(redactURL(string(out))))
 		case endpointRelative(value):
 			// The client resolves it against the proxy's URL.
 		case endpointElsewhere(value, p.target):
-			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", logText(string(value)), p.target)
+			p.log.printf("endpoint event names %s, which is not the upstream %s: the client's POSTs there bypass the proxy and their ids are not restored", logText(redactURL(string(value))), p.target)
 		default:
-			p.log.printf("endpoint event %s passes unchanged: the proxy cannot tell which host it sends the client to, and if that is not this proxy, the client's POSTs there bypass it and their ids are not restored", logText(string(value)))
+			p.log.printf("endpoint event %s passes unchanged: the proxy cannot tell which host it sends the client to, and if that is not this proxy, the client's POSTs there bypass it and their ids are not restored", logText(redactURL(string(value))))
 		}
 		return out
 	})
 	eb.multi = func(value []byte) {
 		if !endpointRelative(value) {
 			p.log.printf("endpoint event %s passes unchanged: it has %d data lines, which the proxy does not rewrite; if the client's POSTs go to another host than this proxy, they bypass it and their ids are not restored",
-				logText(string(value)), bytes.Count(value, []byte("\n"))+1)
+				logText(redactURL(string(value))), bytes.Count(value, []byte("\n"))+1)
 		}
 	}
 	resp.Body = eb

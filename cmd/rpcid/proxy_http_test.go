@@ -129,8 +129,10 @@ func newRequest(t *testing.T, method, url, body string) *http.Request {
 func TestProxyStartLine(t *testing.T) {
 	up := httptest.NewServer(http.NotFoundHandler())
 	defer up.Close()
-	p := startProxy(t, up.URL+"/mcp?x=1")
-	want := fmt.Sprintf("rpcid proxy: listening on http://%s/mcp, forwarding to %s/mcp?x=1\n", p.addr, up.URL)
+	// The query's values are redacted: a token there must not reach the
+	// host's logs.
+	p := startProxy(t, up.URL+"/mcp?api_key=SECRET123&v=2&bare")
+	want := fmt.Sprintf("rpcid proxy: listening on http://%s/mcp, forwarding to %s/mcp?api_key=xxxxx&v=xxxxx&xxxxx\n", p.addr, up.URL)
 	if got := p.stderr.String(); got != want {
 		t.Errorf("stderr = %q, want %q", got, want)
 	}
@@ -304,6 +306,69 @@ func TestProxyForwards(t *testing.T) {
 	do(t, newRequest(t, "GET", p.url+"/x", ""))
 	if s := <-reqs; s.header.Get("Authorization") != "" || s.header.Get("Cookie") != "" {
 		t.Errorf("upstream saw credentials the client did not send: %v", s.header)
+	}
+}
+
+// The forwarding headers a client sends reach the upstream unchanged, every
+// value of each, as every other header does (httputil.ReverseProxy drops
+// them when Rewrite is used, which the proxy does), unless the client's
+// Connection field names them (hop-by-hop); the proxy adds none of its own.
+func TestProxyForwardingHeaders(t *testing.T) {
+	headers := make(chan http.Header, 2)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		headers <- r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL)
+	sent := http.Header{
+		"Forwarded":         {`for=192.0.2.60;proto=http;by=203.0.113.43`, `for="[2001:db8::1]"`},
+		"X-Forwarded-For":   {"192.0.2.60, 198.51.100.17"},
+		"X-Forwarded-Host":  {"mcp.example"},
+		"X-Forwarded-Proto": {"https"},
+	}
+	for _, tt := range []struct {
+		name       string
+		connection string
+		want       http.Header
+	}{
+		{"passed", "", sent},
+		{"hop-by-hop", "X-Forwarded-Host, forwarded", http.Header{"X-Forwarded-For": sent["X-Forwarded-For"], "X-Forwarded-Proto": sent["X-Forwarded-Proto"]}},
+	} {
+		req := newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		for k, v := range sent {
+			req.Header[k] = v
+		}
+		if tt.connection != "" {
+			req.Header.Set("Connection", tt.connection)
+		}
+		if _, body := do(t, req); body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+			t.Errorf("%s: client read %s", tt.name, body)
+		}
+		var got http.Header
+		select {
+		case got = <-headers:
+		case <-time.After(wait):
+			t.Fatalf("%s: the request never reached the upstream", tt.name)
+		}
+		for _, k := range forwardingHeaders {
+			if diff := cmp.Diff(tt.want[k], got[k]); diff != "" {
+				t.Errorf("%s: upstream's %s (-want +got):\n%s", tt.name, k, diff)
+			}
+		}
+	}
+	// A client that sends none gets none added.
+	do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	select {
+	case got := <-headers:
+		for _, k := range forwardingHeaders {
+			if v, ok := got[k]; ok {
+				t.Errorf("upstream saw %s %q, which the client did not send", k, v)
+			}
+		}
+	case <-time.After(wait):
+		t.Fatal("the request never reached the upstream")
 	}
 }
 
@@ -864,15 +929,15 @@ func TestProxyRefusesItself(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // free the port for the proxy
 	_, port, _ := net.SplitHostPort(addr)
-	for _, u := range []string{"http://" + addr + "/mcp", "http://LOCALHOST:" + port} {
+	for _, u := range []string{"http://" + addr + "/mcp?token=SECRET123", "http://LOCALHOST:" + port} {
 		var stdout, stderr strings.Builder
 		cfg, _, ok := parseProxyArgs([]string{"-listen", addr, u}, &stdout, &stderr)
 		if !ok {
 			t.Fatal(stderr.String())
 		}
 		code := proxyHTTP(cfg, &stderr, make(chan os.Signal), nil)
-		if code != 2 || !strings.Contains(stderr.String(), "names this proxy's own address") {
-			t.Errorf("URL %s: status %d, stderr %q; want 2 and the reason", u, code, stderr.String())
+		if code != 2 || !strings.Contains(stderr.String(), "names this proxy's own address") || strings.Contains(stderr.String(), "SECRET") {
+			t.Errorf("URL %s: status %d, stderr %q; want 2 and the reason, without the token", u, code, stderr.String())
 		}
 	}
 }

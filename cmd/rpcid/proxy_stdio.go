@@ -21,10 +21,19 @@ import (
 // variable so that tests can shorten it.
 var stdioWaitDelay = 2 * time.Second
 
-// proxyStdio runs stdio mode: it starts cfg.command, relays stdin to it
-// recording request ids and its standard output to stdout restoring
-// response ids, passes the signals arriving on sig on to it, and returns its
-// exit status.
+// stdioSignalGrace is how long the proxy goes on relaying COMMAND's output,
+// once COMMAND has exited after a signal to the proxy (or when one arrives
+// after it exited), before it stops and exits; a second signal stops it at
+// once. A client that still reads gets the rest (what a pipe holds takes it
+// far less); one that stopped reading (the Python SDK cancels its reader
+// before it sends SIGTERM, and sends SIGKILL 2 s later) does not hold the
+// proxy. A variable so that tests can change it.
+var stdioSignalGrace = 500 * time.Millisecond
+
+// proxyStdio runs stdio mode: it starts cfg.command in a process group of
+// its own (see ownProcessGroup), relays stdin to it recording request ids and
+// its standard output to stdout restoring response ids, passes each signal
+// arriving on sig on to it once, and returns its exit status.
 //
 // When a write to stdout fails, COMMAND's standard output is closed for
 // reading and its standard input closed, and nothing more is relayed: a
@@ -36,7 +45,11 @@ var stdioWaitDelay = 2 * time.Second
 //
 // COMMAND's output is relayed to its end after COMMAND exits, however slowly
 // the client reads it; only a wait of stdioWaitDelay for more data (a process
-// COMMAND started holds the pipe open) ends it.
+// COMMAND started holds the pipe open) ends it, or a signal: once COMMAND has
+// exited and a signal has arrived (before its exit or after), the relay goes
+// on for stdioSignalGrace at most, less if another signal arrives, and what
+// the client has not read by then is dropped. The exit status is then
+// COMMAND's, 1 if that is 0 (its output was not all delivered).
 //
 // Every line is recorded before it is passed on, so no response can arrive
 // before its request's id is remembered. Ids are remembered until answered;
@@ -54,6 +67,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		cmd.Stderr = lg // copied, one write at a time with the proxy's lines
 	}
 	cmd.WaitDelay = stdioWaitDelay // for a standard error copied to lg
+	ownProcessGroup(cmd)
 	defer bindToProxy(cmd)()
 	toCommand, err := cmd.StdinPipe()
 	if err != nil {
@@ -130,19 +144,47 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 
 	waited := make(chan struct{})
 	go func() {
-		for {
-			select {
-			case s := <-sig:
-				cmd.Process.Signal(s)
-			case <-waited:
-				return
-			}
-		}
+		err = cmd.Wait()
+		close(waited)
 	}()
-	err = cmd.Wait()
-	close(waited)
+	// Each signal is passed on once while COMMAND runs; after it has
+	// exited, a signal ends the relay (see above).
+	signalled := false
+	for running := true; running; {
+		select {
+		case s := <-sig:
+			cmd.Process.Signal(s)
+			signalled = true
+		case <-waited:
+			running = false
+		}
+	}
 	fromCommand.exited()
-	<-relayed
+	var grace <-chan time.Time
+	if signalled {
+		grace = time.After(stdioSignalGrace)
+	}
+	cut := false
+	for relaying := true; relaying; {
+		select {
+		case <-relayed:
+			relaying = false
+		case <-sig:
+			if grace == nil {
+				grace = time.After(stdioSignalGrace)
+				continue
+			}
+			cut, relaying = true, false // a second signal
+		case <-grace:
+			cut, relaying = true, false
+		}
+	}
+	if cut && !closed(relayed) {
+		// The relay may be blocked in a write to a client that does not
+		// read: it is left to end with the process.
+		undelivered.Store(true)
+		lg.verbosef("stopped relaying the command's output after a signal, once the command had exited: what the client had not read is dropped")
+	}
 	if fromCommand.cut.Load() {
 		lg.verbosef("stopped reading the command's standard output %v after it exited: a process it started holds it open", stdioWaitDelay)
 	}
@@ -163,6 +205,16 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		code = 1
 	}
 	return code
+}
+
+// closed reports whether c is closed.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // commandOutput is the read end of COMMAND's standard output. Once COMMAND

@@ -47,6 +47,7 @@ func helperCommand(t *testing.T, mode string) []string {
 //	kill       kills itself with SIGKILL.
 //	trap       prints "ready", waits for SIGTERM and exits with status 42.
 //	burst      writes burstLines notifications at once and exits 0.
+//	burstpid   burst, after a line with its process id.
 //	deaf       ignores SIGINT, SIGTERM and SIGHUP, prints its process id and
 //	           exits with status 1 after 3*wait.
 //	closein    closes its standard input, prints "ready", and exits with
@@ -66,6 +67,10 @@ func helperCommand(t *testing.T, mode string) []string {
 //	           LF ending the body for method "nl".
 //	nonl       reads one line and answers it with id "1" and no LF, then
 //	           reads its input to the end and exits 0.
+//	floodterm  flood, but SIGTERM makes it exit with status 0.
+//	sigcount   counts the SIGINT, SIGTERM, SIGHUP and SIGQUIT it gets: prints
+//	           "ready", and 300 ms after the first signal prints the count
+//	           and exits 0 (1 when none comes within wait).
 func TestProxyHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
@@ -88,8 +93,11 @@ func TestProxyHelperProcess(t *testing.T) {
 		p, _ := os.FindProcess(os.Getpid())
 		p.Kill()
 		time.Sleep(wait)
-	case "burst":
+	case "burst", "burstpid":
 		w := bufio.NewWriter(os.Stdout)
+		if mode == "burstpid" {
+			fmt.Fprintln(w, os.Getpid())
+		}
 		for i := 0; i < burstLines; i++ {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"n":%d}}`+"\n", i)
 		}
@@ -99,9 +107,36 @@ func TestProxyHelperProcess(t *testing.T) {
 		fmt.Println(os.Getpid())
 		time.Sleep(3 * wait)
 		code = 1
-	case "flood", "flood-nosigpipe":
-		if mode == "flood-nosigpipe" {
+	case "sigcount":
+		c := make(chan os.Signal, 16)
+		signal.Notify(c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+		fmt.Println("ready")
+		select {
+		case <-c:
+		case <-time.After(wait):
+			os.Exit(1)
+		}
+		n := 1
+		for end := time.After(300 * time.Millisecond); ; n++ {
+			select {
+			case <-c:
+				continue
+			case <-end:
+			}
+			break
+		}
+		fmt.Println(n)
+	case "flood", "flood-nosigpipe", "floodterm":
+		switch mode {
+		case "flood-nosigpipe":
 			signal.Ignore(syscall.SIGPIPE)
+		case "floodterm":
+			c := make(chan os.Signal, 1)
+			signal.Notify(c, syscall.SIGTERM)
+			go func() {
+				<-c
+				os.Exit(0)
+			}()
 		}
 		fmt.Println(os.Getpid())
 		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
@@ -111,7 +146,7 @@ func TestProxyHelperProcess(t *testing.T) {
 				break
 			}
 		}
-		if mode == "flood" || time.Now().After(deadline) {
+		if mode != "flood-nosigpipe" || time.Now().After(deadline) {
 			os.Exit(1)
 		}
 		end := make(chan struct{})
@@ -303,6 +338,30 @@ func TestProxyStdioBatchResponse(t *testing.T) {
 	}
 	if stderr != "" {
 		t.Errorf("without -v, stderr = %q, want nothing", stderr)
+	}
+}
+
+// Through the proxy, both ways: a request after a UTF-8 byte order mark is
+// recorded and its response, after one too, restored; a server's log line
+// that names Content-Length after other text does not keep the response
+// after it from being restored. The marks and the log line pass unchanged.
+func TestProxyStdioBOMAndLogLines(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	script := `read a; printf '\357\273\277{"jsonrpc":"2.0","id":"0","result":{}}\n'
+read b; printf 'DEBUG Content-Length: 38\n{"jsonrpc":"2.0","id":"1","result":{}}\n'`
+	in := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"method":"initialize"}` + "\n" + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+	code, stdout, stderr := runProxyArgs(t, in, "-v", "--", "sh", "-c", script)
+	want := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"result":{}}` + "\nDEBUG Content-Length: 38\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	if code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if diff := cmp.Diff(want, stdout); diff != "" {
+		t.Errorf("stdout (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, "2 ids restored, 0 unmatched") {
+		t.Errorf("stderr does not report 2 ids restored:\n%s", stderr)
 	}
 }
 
@@ -520,7 +579,7 @@ func TestProxyStdioOutputHeldOpen(t *testing.T) {
 	old := stdioWaitDelay
 	stdioWaitDelay = 100 * time.Millisecond
 	defer func() { stdioWaitDelay = old }()
-	cmd := []string{"sh", "-c", `sleep 5 & echo '{"jsonrpc":"2.0","id":"1","result":{}}'`}
+	cmd := []string{"sh", "-c", `read request; sleep 5 & echo '{"jsonrpc":"2.0","id":"1","result":{}}'`}
 	start := time.Now()
 	code, stdout, stderr := runProxyArgs(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n", append([]string{"-v", "--"}, cmd...)...)
 	if code != 0 || stdout != `{"jsonrpc":"2.0","id":1,"result":{}}`+"\n" || !strings.Contains(stderr, "a process it started holds it open") {
@@ -553,4 +612,124 @@ func TestProxyStdioUndelivered(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the proxy did not end")
 	}
+}
+
+// startUnread runs proxyStdio in this process on helper mode mode, one
+// that prints its process id first, with a client that reads that line and
+// nothing more, and waits for its output to back up; it returns the
+// command's process id, the signal channel and
+// the channel the exit status arrives on. The client's pipe is closed when
+// the test ends, which ends a relay still blocked on it.
+func startUnread(t *testing.T, mode string, stderr io.Writer) (pid int, sig chan os.Signal, done chan int) {
+	t.Helper()
+	cmd := helperCommand(t, mode)
+	stdinR, stdinW := io.Pipe()
+	t.Cleanup(func() { stdinW.Close() })
+	stdoutR, stdoutW := io.Pipe()
+	t.Cleanup(func() { stdoutR.Close() })
+	sig = make(chan os.Signal, 1)
+	done = make(chan int, 1)
+	go func() {
+		done <- proxyStdio(proxyConfig{command: cmd, maxPending: 16, maxMessageSize: 1 << 10, verbose: true}, stdinR, stdoutW, stderr, sig)
+	}()
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdoutR).ReadString('\n')
+		line <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-line:
+		var err error
+		if pid, err = strconv.Atoi(l); err != nil {
+			t.Fatalf("the command printed %q, want its process id", l)
+		}
+	case <-time.After(wait):
+		t.Fatal("the command printed nothing")
+	}
+	// Time for the command to fill its pipe and the proxy to block on the
+	// client (a flood writes 64 KiB in far less), so that output waits
+	// when the command ends: else what it wrote may all fit in the one read
+	// the client made, and the relay end with it.
+	time.Sleep(200 * time.Millisecond)
+	return pid, sig, done
+}
+
+// A signal ends the relay once the command has exited, though a client
+// that stopped reading holds output the command wrote: the proxy used to
+// stay until that output was read, through any number of signals, so a host
+// that cancels its reader before it sends SIGTERM (the Python SDK) waited
+// for its SIGKILL. The exit status is the command's, 1 for its 0, since its
+// output was not all delivered.
+func TestProxyStdioSignalEndsRelay(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	endsWith := func(t *testing.T, done chan int, want int, stderr *syncBuffer) {
+		t.Helper()
+		select {
+		case code := <-done:
+			if code != want {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, want, stderr.String())
+			}
+		case <-time.After(wait):
+			t.Fatalf("the proxy did not end within %v of the signal while its client did not read", wait)
+		}
+	}
+	t.Run("signal kills the command", func(t *testing.T) {
+		var stderr syncBuffer
+		_, sig, done := startUnread(t, "flood", &stderr)
+		sig <- syscall.SIGTERM // passed on: SIGTERM ends the command
+		endsWith(t, done, 128+int(syscall.SIGTERM), &stderr)
+	})
+	t.Run("command exits 0 on the signal", func(t *testing.T) {
+		var stderr syncBuffer
+		_, sig, done := startUnread(t, "floodterm", &stderr)
+		sig <- syscall.SIGTERM
+		endsWith(t, done, 1, &stderr)
+	})
+	t.Run("signal after the command exited", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("uses /proc")
+		}
+		var stderr syncBuffer
+		pid, sig, done := startUnread(t, "burstpid", &stderr)
+		for deadline := time.Now().Add(wait); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not exit")
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("the proxy ended (%d) before its output was read", code)
+		case <-time.After(100 * time.Millisecond):
+		}
+		sig <- syscall.SIGTERM
+		endsWith(t, done, 1, &stderr)
+		if !strings.Contains(stderr.String(), "stopped relaying the command's output after a signal") {
+			t.Errorf("-v does not say why the output was cut:\n%s", stderr.String())
+		}
+	})
+	t.Run("second signal", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("uses /proc")
+		}
+		old := stdioSignalGrace
+		stdioSignalGrace = time.Hour
+		defer func() { stdioSignalGrace = old }()
+		var stderr syncBuffer
+		pid, sig, done := startUnread(t, "flood", &stderr)
+		sig <- syscall.SIGTERM
+		for deadline := time.Now().Add(wait); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not end after SIGTERM")
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("the proxy ended (%d) before the grace period or a second signal; stderr:\n%s", code, stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		sig <- syscall.SIGINT
+		endsWith(t, done, 128+int(syscall.SIGTERM), &stderr)
+	})
 }

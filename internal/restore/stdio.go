@@ -30,7 +30,8 @@ const maxHeaderBlock = 4096
 //     value`, each ending in CRLF (LF alone is accepted too), ended by an
 //     empty line, then a body of exactly as many bytes as its Content-Length
 //     field says, with or without a LF after it. The body is given to fn
-//     whole, whatever it holds (a LF at its end included). When fn changes
+//     whole, whatever it holds (a LF at its end included), but for a byte
+//     order mark at its start, which passes before it. When fn changes
 //     its length, the Content-Length value is rewritten in decimal to the new
 //     length; every other byte of the block (other fields such as
 //     Content-Type, their order and case, the spacing around the value)
@@ -39,7 +40,8 @@ const maxHeaderBlock = 4096
 //     "Transports": messages are delimited by newlines and must not contain
 //     embedded newlines): each line whose first byte other than space, tab
 //     or CR is `{` or `[` holds a message, the JSON object or array starting
-//     there. It ends at the bracket that closes it (brackets counted outside
+//     there; a byte order mark (U+FEFF in UTF-8) that starts the line passes
+//     and is skipped, one only. It ends at the bracket that closes it (brackets counted outside
 //     strings), and is passed to fn without waiting for the LF: a peer that
 //     writes a message without a LF and keeps its pipe open gets it at
 //     once, when the read from src that brought the bracket returns. A
@@ -76,11 +78,17 @@ const maxHeaderBlock = 4096
 // body is examined. A block that turns out to be none (a line in it that is
 // not a field, a control character or lone CR in a value, more than
 // maxHeaderBlock bytes) passes unchanged; if it holds a Content-Length field
-// (or, cut at the limit, begins one), the next object or array passes
-// unchanged too, unexamined, since a reader may frame that body by the
-// field, and so it does after a line of other text that names the field. A
-// block without any Content-Length field passes unchanged, and the bytes
-// after it are read as any others: no reader can frame a body by it.
+// (or, cut at the limit, begins one that the rest of its line completes), the
+// next object or array passes unchanged too, unexamined, since a reader may
+// frame that body by the field, and so it does after a line that is such a
+// field from its start but no block (spaces, tabs and CRs before the name,
+// spaces or tabs before the colon, or a byte order mark before it). A line
+// that names the field only after other text (`DEBUG Content-Length: 38`,
+// `{...}Content-Length: 2`) frames nothing: vscode-jsonrpc and
+// golang.org/x/tools/internal/jsonrpc2 take a field's name from the start of
+// its line. A block without any Content-Length field passes unchanged, and
+// the bytes after it are read as any others: no reader can frame a body by
+// it.
 //
 // A line at a message boundary whose bytes so far could still be the start
 // of a header block (a field name, then a colon and a value) is held until
@@ -98,6 +106,15 @@ const maxHeaderBlock = 4096
 // error, io.EOF included, is returned once everything before it has been
 // read; what is held then (an unfinished message or block) passes
 // unchanged, after any message that ended within it.
+//
+// A byte order mark is skipped where RFC 8259 section 8.1 lets a parser
+// ignore one, before a JSON text: at the start of a line, of a framed body,
+// and of the body after a block that is not valid framing (so that body still
+// passes unexamined). Peers write one: Codex CLI on Windows
+// (kotlin-sdk#956), and the TypeScript SDK strips U+FEFF from each stdio line
+// it reads (typescript-sdk#2790). The mark is passed on, never given to fn;
+// two marks, or one after spaces or within a line, are text. Bytes that begin
+// a mark are held until they show whether they are one.
 //
 // fn appends to dst what msg becomes and reports whether msg is one JSON text
 // (text) with optional whitespace around it. It is first given a whole line
@@ -145,15 +162,26 @@ type StdioReader struct {
 	n         int64 // the declared body length; bytes still to pass (stSkip)
 
 	// unframed: a Content-Length field passed without framing a body (in
-	// a block that turned out to be none, or within a line of other text),
-	// so the next object or array passes unchanged: a reader that takes the
-	// field frames that body by it, and a restored body would not match it.
+	// a block that turned out to be none, or on a line of other text that
+	// starts with the field), so the next object or array passes
+	// unchanged: a reader that takes the field frames that body by it, and
+	// a restored body would not match it.
 	unframed bool
-	// tail holds the last bytes of the line being passed (stRest), up to
-	// len("content-length")-1, to find the name across reads.
-	tail  [13]byte
-	tailN int
+	// lead follows the start of the line being passed (stRest) while it
+	// may still be a field named Content-Length: 0 to 14, the bytes of the
+	// name so far (spaces, tabs and CRs before it aside); 15, the name and
+	// spaces or tabs after it; -1 once it cannot be.
+	lead int8
+
+	// A byte order mark being matched (stBOM): bomN of its bytes so far;
+	// the state after it, and the state if the bytes turn out to be none.
+	bomN            int
+	bomOK, bomNotOK stdioState
 }
+
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark that RFC 8259
+// section 8.1 lets a parser ignore at the start of a JSON text.
+const bom = "\xef\xbb\xbf"
 
 // stdioState is where a StdioReader is in its stream.
 type stdioState uint8
@@ -168,6 +196,7 @@ const (
 	stSkip                         // within a framed body longer than max, passing it
 	stOpaque                       // after a block that is not valid framing, before its body
 	stOpaqueText                   // within the body after such a block, passing it
+	stBOM                          // within a byte order mark, held
 )
 
 // headerState is where a StdioReader is in a header field.
@@ -202,7 +231,12 @@ func (r *StdioReader) Feed(p []byte) { r.feed(p) }
 // feed processes p.
 func (r *StdioReader) feed(p []byte) {
 	for len(p) > 0 {
-		if r.st == stBoundary && (p[0] == '{' || p[0] == '[') && !r.unframed {
+		if r.st == stBoundary && len(p) > len(bom) && string(p[:len(bom)]) == bom {
+			// A byte order mark whole in p, as stBOM passes it.
+			r.Out = append(r.Out, bom...)
+			r.st, r.lead, p = stLine, 0, p[len(bom):]
+		}
+		if (r.st == stBoundary || r.st == stLine) && (p[0] == '{' || p[0] == '[') && !r.unframed {
 			// The usual line, whole in p: fn takes it if it is one
 			// JSON text, as the rules above would split it.
 			if i := bytes.IndexByte(p, '\n'); i >= 0 && i < r.max {
@@ -210,6 +244,7 @@ func (r *StdioReader) feed(p []byte) {
 				out, text := r.fn(r.Out, p[:i+1])
 				if text {
 					r.Out, p = out, p[i+1:]
+					r.st = stBoundary
 					continue
 				}
 				r.Out = out[:mark] // fn appended the line unchanged
@@ -232,8 +267,11 @@ func (r *StdioReader) step(p []byte) []byte {
 			r.st, r.hs = stHeader, hLineStart
 			r.lengths, r.badLength, r.lineStart = 0, false, 0
 			return r.header(p)
+		case c == bom[0]:
+			r.st, r.bomN, r.bomOK, r.bomNotOK = stBOM, 0, stLine, stRest
+			return p
 		}
-		r.st = stLine
+		r.st, r.lead = stLine, 0
 		return p
 	case stLine:
 		i := 0
@@ -257,7 +295,7 @@ func (r *StdioReader) step(p []byte) []byte {
 				r.st = stOpaqueText
 			}
 		default:
-			r.st, r.tailN = stRest, 0
+			r.st = stRest
 		}
 		return p[i:]
 	case stText:
@@ -266,11 +304,11 @@ func (r *StdioReader) step(p []byte) []byte {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			r.Out = append(r.Out, p...)
-			r.restLength(p)
+			r.restLead(p)
 			return nil
 		}
 		r.Out = append(r.Out, p[:i+1]...)
-		r.restLength(p[:i])
+		r.restLead(p[:i])
 		r.st = stBoundary
 		return p[i+1:]
 	case stHeader:
@@ -303,16 +341,28 @@ func (r *StdioReader) step(p []byte) []byte {
 	case stOpaque:
 		i := 0
 		for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+			if p[i] == '\n' {
+				r.lead = -1 // a new line: no longer after a byte order mark
+			}
 			i++
 		}
 		r.Out = append(r.Out, p[:i]...)
 		if i == len(p) {
 			return nil
 		}
-		if p[i] == '{' || p[i] == '[' {
+		switch p[i] {
+		case '{', '[':
 			r.st, r.depth, r.str, r.esc = stOpaqueText, 0, false, false
-		} else {
+		case bom[0]:
+			// Before the body, as at the start of a line.
+			r.st, r.bomN, r.bomOK, r.bomNotOK = stBOM, 0, stOpaque, stRest
+		default:
 			r.st = stBoundary
+			if r.lead == 0 {
+				// After a byte order mark on this line, as stBOM leaves
+				// a line's start.
+				r.st = stLine
+			}
 		}
 		return p[i:]
 	case stOpaqueText:
@@ -322,6 +372,23 @@ func (r *StdioReader) step(p []byte) []byte {
 			r.st = stBoundary
 		}
 		return p[n:]
+	case stBOM:
+		for len(p) > 0 && r.bomN < len(bom) {
+			if p[0] != bom[r.bomN] {
+				// None: its bytes so far pass, and p is read as what
+				// follows them.
+				r.Out = append(r.Out, bom[:r.bomN]...)
+				r.st, r.lead = r.bomNotOK, -1
+				return p
+			}
+			r.bomN++
+			p = p[1:]
+		}
+		if r.bomN == len(bom) {
+			r.Out = append(r.Out, bom...)
+			r.st, r.lead = r.bomOK, 0
+		}
+		return p
 	}
 	panic("restore: internal error: unknown stdio state")
 }
@@ -439,7 +506,7 @@ func (r *StdioReader) catchUp() bool {
 
 // endText ends the current message: st is what follows.
 func (r *StdioReader) endText(st stdioState) {
-	r.st, r.counted, r.tailN = st, 0, 0
+	r.st, r.counted, r.lead = st, 0, -1
 	r.held = r.held[:0]
 	if cap(r.held) > 4*chunkSize {
 		r.held = nil
@@ -645,7 +712,7 @@ func (r *StdioReader) header(p []byte) []byte {
 		c := p[i]
 		if len(r.hdr) >= maxHeaderBlock {
 			// Too long to be LSP's: it passes unchanged.
-			r.dropHeader()
+			r.dropHeader(true)
 			if r.hs == hLineStart {
 				r.st = stBoundary
 			} else {
@@ -666,7 +733,7 @@ func (r *StdioReader) header(p []byte) []byte {
 				return p[i+1:]
 			default:
 				// A line that is not a field: the block was none.
-				r.dropHeader()
+				r.dropHeader(false)
 				r.st = stBoundary
 				return p[i:]
 			}
@@ -726,8 +793,8 @@ func (r *StdioReader) header(p []byte) []byte {
 		case hEmptyCR:
 			if c != '\n' {
 				// A line holding a CR and more: the block was none.
-				r.dropHeader()
-				r.st = stLine
+				r.dropHeader(false)
+				r.st, r.lead = stLine, 0
 				return p[i:]
 			}
 			r.hdr = append(r.hdr, c)
@@ -742,74 +809,69 @@ func (r *StdioReader) header(p []byte) []byte {
 // notHeader passes on the bytes held as a header block, which p's first
 // byte shows is none, and the rest of the current line after them.
 func (r *StdioReader) notHeader(p []byte) []byte {
-	r.dropHeader()
+	r.dropHeader(false)
 	r.st = stRest
 	return p
 }
 
 // dropHeader passes on the bytes held as a header block that turned out to
-// be none (or too long to be LSP's) unchanged, noting whether they hold a
-// Content-Length field, or begin one that the rest of the line may end:
-// then the next object or array is unframed.
-func (r *StdioReader) dropHeader() {
+// be none (or, cut, too long to be LSP's) unchanged, noting whether they hold
+// a Content-Length field: then the next object or array is unframed. A
+// field cut at the limit that may still become one (a name that begins
+// Content-Length, or the whole name and spaces) is followed on through the
+// rest of its line (see restLead).
+func (r *StdioReader) dropHeader(cut bool) {
 	name := r.hdr[r.lineStart:]
 	if r.hs != hLineStart && r.hs != hName && r.colon >= r.lineStart {
 		name = r.hdr[r.lineStart:r.colon]
 	}
 	name = name[:trimOWS(name, len(name), -1)]
 	const cl = "content-length"
+	r.lead = -1
 	switch {
 	case r.lengths > 0:
 		r.unframed = true
-	case r.hs == hName && len(name) <= len(cl) && bytes.EqualFold(name, []byte(cl[:len(name)])):
-		r.unframed = true // the name may go on after the block's end
-	case r.hs != hLineStart && bytes.EqualFold(name, []byte(cl)):
+	case (r.hs == hValue || r.hs == hCR) && bytes.EqualFold(name, []byte(cl)):
 		r.unframed = true
+	case cut && r.hs == hName && len(name) <= len(cl) && bytes.EqualFold(name, []byte(cl[:len(name)])):
+		r.lead = int8(len(name))
+	case cut && r.hs == hPreColon && bytes.EqualFold(name, []byte(cl)):
+		r.lead = int8(len(cl) + 1)
 	}
-	// What is held of the current line goes before the rest of it, which
-	// stRest may pass (see restLength).
-	r.tailN = copy(r.tail[:], r.hdr[max(r.lineStart, len(r.hdr)-len(r.tail)):])
 	r.flushHeader()
 }
 
-// restLength notes whether p, the next bytes of a line passed as it is
-// (stRest), holds a field name Content-Length in any case, counting the
-// line's bytes before it (r.tail): then the next object or array is
-// unframed. The name alone is enough: a line of other text that mentions
-// it costs at most the restoring of one message.
-func (r *StdioReader) restLength(p []byte) {
+// restLead follows p, the next bytes of a line passed as it is (stRest),
+// while the line may still be a field named Content-Length in any case from
+// its start (spaces, tabs and CRs before it aside, as readers that trim the
+// line take it; spaces or tabs before the colon, too): if it is one, the
+// next object or array is unframed. Only such a line can start a header
+// block that vscode-jsonrpc or golang.org/x/tools/internal/jsonrpc2 frames a
+// body by; a line that mentions the name after other text (a log line
+// "DEBUG Content-Length: 38") frames nothing.
+func (r *StdioReader) restLead(p []byte) {
 	const cl = "content-length"
-	if r.tailN > 0 {
-		// Across the boundary: the tail's bytes followed by p's first.
-		var buf [2 * len(cl)]byte
-		n := copy(buf[:], r.tail[:r.tailN])
-		n += copy(buf[n:], p[:min(len(p), len(cl)-1)])
-		if containsFold(buf[:n], cl) {
-			r.unframed = true
+	for i := 0; i < len(p) && r.lead >= 0; i++ {
+		c := p[i]
+		switch k := int(r.lead); {
+		case k == 0 && (c == ' ' || c == '\t' || c == '\r'):
+		case k < len(cl):
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != cl[k] {
+				r.lead = -1
+			} else {
+				r.lead++
+			}
+		case c == ':':
+			r.unframed, r.lead = true, -1
+		case c == ' ' || c == '\t':
+			r.lead = int8(len(cl) + 1)
+		default:
+			r.lead = -1
 		}
 	}
-	if containsFold(p, cl) {
-		r.unframed = true
-	}
-	k := max(0, len(p)-len(r.tail))
-	if len(p) < len(r.tail) {
-		// Keep what the tail held before p, shifted.
-		keep := min(r.tailN, len(r.tail)-len(p))
-		copy(r.tail[:], r.tail[r.tailN-keep:r.tailN])
-		r.tailN = keep + copy(r.tail[keep:], p)
-		return
-	}
-	r.tailN = copy(r.tail[:], p[k:])
-}
-
-// containsFold reports whether p contains s (lower case ASCII) in any case.
-func containsFold(p []byte, s string) bool {
-	for i := 0; i+len(s) <= len(p); i++ {
-		if p[i]|0x20 == s[0] && bytes.EqualFold(p[i:i+len(s)], []byte(s)) {
-			return true
-		}
-	}
-	return false
 }
 
 // flushHeader passes on the bytes held as a header block unchanged.
@@ -884,7 +946,7 @@ func (r *StdioReader) endBlock() {
 		r.st = stBoundary
 	case r.lengths > 1 || r.badLength:
 		r.flushHeader()
-		r.st = stOpaque
+		r.st, r.lead = stOpaque, -1
 	case r.n > int64(r.max):
 		r.flushHeader()
 		r.st = stSkip
@@ -902,6 +964,11 @@ func (r *StdioReader) endBlock() {
 func (r *StdioReader) framed(body []byte) {
 	mark := len(r.Out)
 	r.Out = append(r.Out, r.hdr...)
+	if len(body) >= len(bom) && string(body[:len(bom)]) == bom {
+		// Passed before the body's text, as at the start of a line.
+		r.Out = append(r.Out, bom...)
+		body = body[len(bom):]
+	}
 	r.Out, _ = r.fn(r.Out, body)
 	if got := len(r.Out) - mark - len(r.hdr); int64(got) != r.n {
 		var buf [20]byte
@@ -923,6 +990,9 @@ func (r *StdioReader) framed(body []byte) {
 // it has been passed to fn: src has ended.
 func (r *StdioReader) End() {
 	for r.st == stText && r.counted < len(r.held) && r.catchUp() {
+	}
+	if r.st == stBOM {
+		r.Out = append(r.Out, bom[:r.bomN]...)
 	}
 	r.Out = append(r.Out, r.hdr...)
 	r.Out = append(r.Out, r.held...)

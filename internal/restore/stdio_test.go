@@ -92,7 +92,29 @@ func TestStdioReader(t *testing.T) {
 		{"escaped quotation marks", `{"a":"\"}\\","b":["\\\""]}` + "\n", 64, `<{"a":"\"}\\","b":["\\\""]}>` + "\n"},
 		{"complete text without LF", `{"a":1}`, 64, `<{"a":1}>`},
 		{"unfinished text at the end", `{"a":1`, 64, `{"a":1`},
-		{"lines that are not messages", "hello world\n\"s\"\n5\n]\n\xef\xbb\xbf{}\n", 64, "hello world\n\"s\"\n5\n]\n\xef\xbb\xbf{}\n"},
+		{"lines that are not messages", "hello world\n\"s\"\n5\n]\n", 64, "hello world\n\"s\"\n5\n]\n"},
+
+		// A byte order mark at the start of a line or framed body is
+		// passed and skipped (RFC 8259 section 8.1; typescript-sdk#2790,
+		// kotlin-sdk#956), one only, and nowhere else.
+		{"BOM before a line's text", "\xef\xbb\xbf{\"a\":1}\n\xef\xbb\xbf[2]\n", 64, "\xef\xbb\xbf<{\"a\":1}>\n\xef\xbb\xbf<[2]>\n"},
+		{"BOM, spaces, text", "\xef\xbb\xbf \t{}\n", 64, "\xef\xbb\xbf \t<{}>\n"},
+		{"BOM without LF", "\xef\xbb\xbf{}", 64, "\xef\xbb\xbf<{}>"},
+		{"BOM, text over max", "\xef\xbb\xbf{\"a\":1}\n", 6, "\xef\xbb\xbf{\"a\":1}\n"},
+		{"BOM, text of exactly max", "\xef\xbb\xbf{\"a\":1}\n", 7, "\xef\xbb\xbf<{\"a\":1}>\n"},
+		{"two BOMs", "\xef\xbb\xbf\xef\xbb\xbf{}\n{}\n", 64, "\xef\xbb\xbf\xef\xbb\xbf{}\n<{}>\n"},
+		{"BOM after spaces", " \xef\xbb\xbf{}\n", 64, " \xef\xbb\xbf{}\n"},
+		{"BOM after a text", "{}\xef\xbb\xbf{}\n", 64, "<{}>\xef\xbb\xbf{}\n"},
+		{"part of a BOM", "\xef\xbb{}\n\xef{}\n\xef\xbb\n{}\n", 64, "\xef\xbb{}\n\xef{}\n\xef\xbb\n<{}>\n"},
+		{"part of a BOM at the end", "{}\n\xef\xbb", 64, "<{}>\n\xef\xbb"},
+		{"other character in EF", "\xef\xbc\x9b{}\n", 64, "\xef\xbc\x9b{}\n"},
+		{"BOM before a framed body", framed("\xef\xbb\xbf{\"a\":1}"), 64, "Content-Length: 12\r\n\r\n\xef\xbb\xbf<{\"a\":1}>"},
+		{"BOM, body over max", framed("\xef\xbb\xbf{\"a\":1}") + "{}", 9, framed("\xef\xbb\xbf{\"a\":1}") + "<{}>"},
+		{"BOM before a header", "\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n{}\n", 64, "\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n<{}>\n"},
+		{"BOM before the body after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbf{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbf{}\n<{}>\n"},
+		{"BOM, then a header after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbfContent-Length: 2\r\n\r\n{}\n<{}>\n"},
+		{"BOM, LF, then a header after a bad block", "Content-Length: x\r\n\r\n\xef\xbb\xbf\nContent-Length: 2\r\n\r\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb\xbf\nContent-Length: 4\r\n\r\n<{}>\n"},
+		{"part of a BOM after a bad block", "Content-Length: x\r\n\r\n\xef\xbb{}\n{}\n", 64, "Content-Length: x\r\n\r\n\xef\xbb{}\n<{}>\n"},
 		{"a field-like line waits for the next", "Note: ready\n{}\n", 64, "Note: ready\n<{}>\n"},
 		{"message of exactly max bytes", "{\"a\":1}\n", 8, "<{\"a\":1}>\n"},
 		{"longer message passes with its line", `{"a":123}{}` + "\n{}\n", 8, `{"a":123}{}` + "\n<{}>\n"},
@@ -146,9 +168,19 @@ func TestStdioReader(t *testing.T) {
 		{"folded line", "Content-Length: 7\r\n x\r\n\r\n{}\n", 64, "Content-Length: 7\r\n x\r\n\r\n{}\n"},
 		{"folded line, then a message", "Content-Length: 7\r\n x\r\n\r\n{}\n{}\n", 64, "Content-Length: 7\r\n x\r\n\r\n{}\n<{}>\n"},
 		{"field after the block's start", "X-A: 1\r\nContent-Length: 7\r\n\x01\r\n{}\n", 64, "X-A: 1\r\nContent-Length: 7\r\n\x01\r\n{}\n"},
+		// Only a line that starts with the field (spaces, tabs and CRs
+		// aside) counts: one that mentions the name after other text
+		// frames nothing for any reader.
 		{"field within a line, then a framed message", "ready Content-Length: 2\r\n" + framed(`{}`) + "{}\n", 64, "ready Content-Length: 2\r\n" + framed(`<{}>`) + "<{}>\n"},
-		{"field within a line", "ready Content-Length: 2\r\n\r\n{}\n{}\n", 64, "ready Content-Length: 2\r\n\r\n{}\n<{}>\n"},
-		{"field after a message on its line", "{}Content-Length: 2\r\n\r\n{}\n", 64, "<{}>Content-Length: 2\r\n\r\n{}\n"},
+		{"field within a line", "ready Content-Length: 2\r\n\r\n{}\n{}\n", 64, "ready Content-Length: 2\r\n\r\n<{}>\n<{}>\n"},
+		{"log line naming the field", "DEBUG Content-Length: 38\n{\"a\":1}\nINFO content-length:2\n{}\n", 64, "DEBUG Content-Length: 38\n<{\"a\":1}>\nINFO content-length:2\n<{}>\n"},
+		{"field after a field's value", "header: Content-Length: 38\n{}\n", 64, "header: Content-Length: 38\n<{}>\n"},
+		{"field after a message on its line", "{}Content-Length: 2\r\n\r\n{}\n", 64, "<{}>Content-Length: 2\r\n\r\n<{}>\n"},
+		{"field after spaces", "  Content-Length: 2\n{}\n{}\n", 64, "  Content-Length: 2\n{}\n<{}>\n"},
+		{"field after a tab, spaces before the colon", "\tcontent-length \t: 2\n{}\n{}\n", 64, "\tcontent-length \t: 2\n{}\n<{}>\n"},
+		{"field after a CR", "\rContent-Length: 2\n{}\n{}\n", 64, "\rContent-Length: 2\n{}\n<{}>\n"},
+		{"name then other text", " Content-Length = 2\n{}\n Content-Lengths: 2\n{}\n", 64, " Content-Length = 2\n<{}>\n Content-Lengths: 2\n<{}>\n"},
+		{"name without a colon", "Content-Length 2\n{}\nContent-Length=2\n{}\n", 64, "Content-Length 2\n<{}>\nContent-Length=2\n<{}>\n"},
 		{"field name across the block limit", strings.Repeat("X-Log: aaaaaaaaaa\r\n", 215) + "Content-Length: 2\r\n\r\n{}\n", 64,
 			strings.Repeat("X-Log: aaaaaaaaaa\r\n", 215) + "Content-Length: 2\r\n\r\n{}\n"},
 		{"name with a space", "Content Length: 7\r\n\r\n{}\n", 64, "Content Length: 7\r\n\r\n<{}>\n"},
@@ -217,6 +249,43 @@ func TestStdioReaderRestores(t *testing.T) {
 	}
 	if st := tbl.Stats(); st.Restored != 4 || tbl.Len() != 0 {
 		t.Errorf("restored %d, %d pending; want 4, 0", st.Restored, tbl.Len())
+	}
+}
+
+// TestStdioReaderBOM runs the reader with a Table both ways on messages
+// after a byte order mark, a line's and a framed body's: their ids are
+// recorded and restored, and every byte else passes unchanged (the ids of
+// such requests were not recorded, and such responses not restored).
+func TestStdioReaderBOM(t *testing.T) {
+	tbl := &Table{}
+	rec := func(dst, msg []byte) ([]byte, bool) {
+		_, text, err := tbl.RecordText(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(dst, msg...), text
+	}
+	res := func(dst, msg []byte) ([]byte, bool) {
+		out, _, text := tbl.AppendRestoredText(dst, msg)
+		return out, text
+	}
+	reqs := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"method":"initialize"}` + "\n" +
+		framed("\xef\xbb\xbf"+`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
+	if got := readStdio(t, iotest.OneByteReader(strings.NewReader(reqs)), 1<<10, rec); got != reqs {
+		t.Fatalf("requests changed: %q", got)
+	}
+	if n := tbl.Len(); n != 2 {
+		t.Fatalf("%d ids recorded, want 2", n)
+	}
+	resps := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":"0","result":{}}` + "\n" +
+		framed("\xef\xbb\xbf"+`{"jsonrpc":"2.0","id":"7","result":{}}`)
+	want := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"result":{}}` + "\n" +
+		"Content-Length: 39\r\n\r\n\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":7,"result":{}}`
+	if got := readStdio(t, iotest.OneByteReader(strings.NewReader(resps)), 1<<10, res); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if st := tbl.Stats(); st.Restored != 2 || tbl.Len() != 0 {
+		t.Errorf("restored %d, %d pending; want 2, 0", st.Restored, tbl.Len())
 	}
 }
 
@@ -339,12 +408,14 @@ var frameBodies = []string{
 }
 
 // FuzzStdioFrames generates streams of well-formed messages in both
-// framings from data, reads them in reads of lengths also taken from data,
-// and compares with the output built with the stream: every framed message's
-// Content-Length equals its body's length after the rewrite.
+// framings from data, some after a byte order mark, reads them in reads of
+// lengths also taken from data, and compares with the output built with the
+// stream: every framed message's Content-Length equals its body's length
+// after the rewrite.
 func FuzzStdioFrames(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
 	f.Add([]byte("\x10\x21\x32\x43\x54\x65\x76\x87\x98\xa9"))
+	f.Add([]byte("\x08\x09\x0a\x2b\x9c\x4d\x1e\x0f\x00")) // after a byte order mark
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 2 {
 			return
@@ -354,17 +425,21 @@ func FuzzStdioFrames(f *testing.F) {
 		var in, want strings.Builder
 		for _, b := range data[1:] {
 			body := frameBodies[int(b&0x0f)%len(frameBodies)]
+			mark := "" // a byte order mark before the line or body
+			if int(b&0x0f) >= len(frameBodies) {
+				mark = "\xef\xbb\xbf"
+			}
 			if b&0x10 != 0 {
 				body += "\n"
 			}
 			if b&0xc0 == 0 && body[0] != '"' && !strings.Contains(body, "\n") {
 				// A line.
-				in.WriteString(body + "\n")
+				in.WriteString(mark + body + "\n")
 				if len(body) <= max {
 					m, _ := markJSON(nil, []byte(body))
 					body = string(m)
 				}
-				want.WriteString(body + "\n")
+				want.WriteString(mark + body + "\n")
 				continue
 			}
 			eol := "\r\n"
@@ -381,11 +456,12 @@ func FuzzStdioFrames(f *testing.F) {
 			} else {
 				post = "X-B:" + eol
 			}
-			out := body
-			if len(body) <= max {
+			out := mark + body
+			if len(mark+body) <= max {
 				m, _ := markJSON(nil, []byte(body))
-				out = string(m)
+				out = mark + string(m)
 			}
+			body = mark + body
 			in.WriteString(pre + name + ": " + strconv.Itoa(len(body)) + eol + post + eol + body)
 			want.WriteString(pre + name + ": " + strconv.Itoa(len(out)) + eol + post + eol + out)
 		}
@@ -407,6 +483,13 @@ func FuzzStdioReader(f *testing.F) {
 	f.Add(framed(`{"a":1}`)+framed("[1]\n")+"Content-Length: 5\r\nContent-Length: 5\r\n\r\n{\"\\\"}{}", 16, int64(2))
 	f.Add("Content-Length: 30\r\n\r\n{\"a\":\"0123456789\"}\n"+"Note: x\r\n\r\n[]", 8, int64(3))
 	f.Add("{\"a\":\"\\\\\"}[\"]\"]\n\r{\n", 4, int64(4))
+	// Byte order marks before lines, a framed body and an unframed one,
+	// and bytes that begin one.
+	f.Add("\xef\xbb\xbf{\"a\":1}\n\xef\xbb{}\n\xef\xbb\xbf\xef\xbb\xbf[]\n"+framed("\xef\xbb\xbf[1]")+"Content-Length: x\r\n\r\n\xef\xbb\xbf{}\xef", 16, int64(5))
+	// Lines that name Content-Length: from their start (spaces aside)
+	// or after other text, and a name cut by the block limit.
+	f.Add("DEBUG Content-Length: 38\n{\"a\":1}\n \tcontent-length : 2\n{}\n{}\nContent-Length=2\n[]\n", 32, int64(6))
+	f.Add(strings.Repeat("X-Log: aaaaaaaaaa\r\n", 215)+"Content-Length : 2\r\n\r\n{}\n{}\n", 64, int64(7))
 	f.Fuzz(func(t *testing.T, in string, max int, seed int64) {
 		max = 1 + abs(max)%64
 		want := readStdio(t, strings.NewReader(in), max, markJSON)
