@@ -1162,6 +1162,16 @@ func jsonExtent(b []byte) int {
 	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
 		return len(b)
 	}
+	if end, ok := bracketEnd(b); ok {
+		return end
+	}
+	return len(b)
+}
+
+// bracketEnd returns the offset after the bracket that closes the object or
+// array at b[0], found by the brackets outside strings, and false if none
+// does.
+func bracketEnd(b []byte) (int, bool) {
 	depth, inString := 0, false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -1178,11 +1188,11 @@ func jsonExtent(b []byte) int {
 			depth++
 		case c == '}' || c == ']':
 			if depth--; depth == 0 {
-				return i + 1
+				return i + 1, true
 			}
 		}
 	}
-	return len(b)
+	return 0, false
 }
 
 // startsLikeJSONText reports whether data, after JSON whitespace, starts

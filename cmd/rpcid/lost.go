@@ -212,27 +212,8 @@ func visibleIDs(data []byte, n int) shown {
 // at its own closing bracket (jsonExtent returns len(b) also when none
 // comes).
 func closes(b []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth--; depth == 0 {
-				return i == len(b)-1
-			}
-		}
-	}
-	return false
+	end, ok := bracketEnd(b)
+	return ok && end == len(b)
 }
 
 func skipSpace(b []byte, i int) int {
