@@ -7,7 +7,7 @@
 // the same, and implements that rule without floating point, allocating only
 // to keep a number that is not an integer within int64 (1.5, or
 // 9223372036854775808) or a string that is not the canonical spelling of
-// one ("req-1", but not "42").
+// one written without escapes ("req-1" and "\u0037", but not "42").
 //
 // # The rule
 //
@@ -30,10 +30,11 @@
 //  3. Any other number (fractional, or an integer outside int64) is
 //     KindNumber. Its text is kept as received, and it equals another number
 //     of the same exact value: 1.5, 15e-1 and 1.50 are equal, as are 1e400
-//     and 10e399. A number d × 10^e in lowest terms (d an integer not
-//     divisible by 10) with |e| >= 10^18 is refused with ErrRange rather than
-//     computed slowly or wrongly: 1e999999999999999999 is accepted,
-//     10e999999999999999999 is not.
+//     and 10e399. A nonzero number d × 10^e in lowest terms (d an integer
+//     not divisible by 10) with |e| >= 10^18 is refused with ErrRange rather
+//     than computed slowly or wrongly: 1e999999999999999999 is accepted,
+//     10e999999999999999999 is not; zero is accepted in every spelling
+//     (0e99999999999999999999 is the integer 0).
 //  4. A string is KindString with its escapes resolved. Invalid UTF-8 and \u
 //     escapes of lone surrogates are refused with ErrInvalidUTF8.
 //  5. A string equals the integer id n exactly when its value matches
