@@ -71,7 +71,7 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("= %d, %q", code, out)
 			}
 		}},
-		{"No FILE: standard input (a pipe that stays open without data is waited for, with a note on standard error after 2 s), or the embedded sample when standard input is a terminal or another device, not open, or empty; `-`: standard input.", func(t *testing.T) {
+		{"No FILE: standard input (a pipe that stays open without data is waited for, with a note on standard error after 2 s), or the embedded sample when standard input is a terminal or another device, not open, or empty; `-`: standard input, always (scripts that pipe in a capture should pass `-`, so that an empty one is reported as nothing to check rather than replaced by the sample).", func(t *testing.T) {
 			if stdinWait != 2*time.Second {
 				t.Errorf("stdinWait = %v", stdinWait)
 			}
@@ -80,6 +80,9 @@ func TestREADMEClaims(t *testing.T) {
 			}
 			if code, out, _ := check(t, file("clean.jsonl"), "check", "-"); code != 0 || !strings.HasPrefix(out, "checked 1 file") {
 				t.Errorf("check - = %d, %q", code, out)
+			}
+			if code, out, _ := check(t, bytes.NewReader(nil), "check", "-"); code != 1 || !strings.HasPrefix(out, "<stdin>: error: nothing to check") {
+				t.Errorf("check - < empty = %d, %q", code, out)
 			}
 		}},
 		{"`-json` prints one JSON object per finding and the summary on standard error.", func(t *testing.T) {
