@@ -189,9 +189,10 @@ func blocks(data []byte, i int) int {
 	return seqStart(data, i, from) // a UTF-8 sequence that reaches into the tail
 }
 
-// blocksAVX2 is blocks where classifyUTF8 checks UTF-8 with AVX2: its loop
-// over blocks, in stringBlocksAVX2, returns only at a block with a byte to
-// look at or an error of UTF-8, so that a long string costs one call.
+// blocksAVX2 is blocks where the processor has AVX2 (useAVX2), with the
+// same results: its loop over blocks, in stringBlocksAVX2, checks their
+// UTF-8 too and returns only at a block with a byte to look at or an error
+// of UTF-8, so that a long string costs one call.
 func blocksAVX2(data []byte, i int) int {
 	from := i
 	carry := uint64(0) // 1 if the first byte of the next block is escaped
