@@ -209,22 +209,30 @@ func TestStdioReader(t *testing.T) {
 	}
 }
 
-// TestStdioReaderRestores runs the reader with a Table, as rpcid proxy does:
-// the id of a framed response is restored and its Content-Length rewritten,
-// shorter ("1" to 1, 100 bytes to 98 among them) and longer (1 to "1").
-func TestStdioReaderRestores(t *testing.T) {
-	tbl := &Table{}
-	rec := func(dst, msg []byte) ([]byte, bool) {
+// tableFuncs returns the functions rpcid proxy gives NewStdioReader for
+// each direction: rec records the request ids of a message in tbl and
+// passes it on unchanged, res restores a message's response ids from tbl.
+func tableFuncs(t *testing.T, tbl *Table) (rec, res func(dst, msg []byte) ([]byte, bool)) {
+	rec = func(dst, msg []byte) ([]byte, bool) {
 		_, text, err := tbl.RecordText(msg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return append(dst, msg...), text
 	}
-	res := func(dst, msg []byte) ([]byte, bool) {
+	res = func(dst, msg []byte) ([]byte, bool) {
 		out, _, text := tbl.AppendRestoredText(dst, msg)
 		return out, text
 	}
+	return rec, res
+}
+
+// TestStdioReaderRestores runs the reader with a Table, as rpcid proxy does:
+// the id of a framed response is restored and its Content-Length rewritten,
+// shorter ("1" to 1, 100 bytes to 98 among them) and longer (1 to "1").
+func TestStdioReaderRestores(t *testing.T) {
+	tbl := &Table{}
+	rec, res := tableFuncs(t, tbl)
 	pad := `,"result":{"p":"` + strings.Repeat("x", 100-len(`{"jsonrpc":"2.0","id":"4","result":{"p":""}}`)) + `"}}`
 	reqs := framed(`{"jsonrpc":"2.0","id":4,"method":"ping"}`) +
 		framed(`{"jsonrpc":"2.0","id":1,"method":"ping"}`) +
@@ -258,17 +266,7 @@ func TestStdioReaderRestores(t *testing.T) {
 // such requests were not recorded, and such responses not restored).
 func TestStdioReaderBOM(t *testing.T) {
 	tbl := &Table{}
-	rec := func(dst, msg []byte) ([]byte, bool) {
-		_, text, err := tbl.RecordText(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return append(dst, msg...), text
-	}
-	res := func(dst, msg []byte) ([]byte, bool) {
-		out, _, text := tbl.AppendRestoredText(dst, msg)
-		return out, text
-	}
+	rec, res := tableFuncs(t, tbl)
 	reqs := "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":0,"method":"initialize"}` + "\n" +
 		framed("\xef\xbb\xbf"+`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
 	if got := readStdio(t, iotest.OneByteReader(strings.NewReader(reqs)), 1<<10, rec); got != reqs {
