@@ -197,7 +197,9 @@ func TestBenchInputs(t *testing.T) {
 // encoding/json decoding only {id, method}, which is what a JSON-RPC client
 // built on encoding/json does first to route a message, and json.Valid,
 // which only checks the text. impl=scan takes the fastest way this
-// processor has of checking strings in blocks; impl=scan-ssse3 and
+// processor has of checking strings in blocks, and the structural index
+// for large arrays and objects where it has AVX2 (impl=scan-noindex
+// without it); impl=scan-ssse3 and
 // impl=scan-sse2 take the others it has (scan.BlockPaths). Compare with
 //
 //	benchstat -col /impl bench.txt
@@ -214,6 +216,17 @@ func BenchmarkMessage(b *testing.B) {
 			if strings.Contains(in.name, "tools-list") {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens(in.data)), "ns/token")
 			}
+		})
+		b.Run("in="+in.name+"/impl=scan-noindex", func(b *testing.B) {
+			// Without the structural index: value alone, byte by byte.
+			defer scan.UseIndex(false)()
+			dst := make([]scan.Message, 0, 1)
+			run(b, in.data, func() {
+				msgs, _, err := scan.Scan(dst, in.data)
+				if err != nil || msgs[0].ID.End == 0 {
+					b.Fatal(err)
+				}
+			})
 		})
 		for _, path := range scan.BlockPaths()[min(1, len(scan.BlockPaths())):] {
 			// The slower ways this processor has of checking strings in

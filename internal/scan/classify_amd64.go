@@ -72,3 +72,32 @@ func classifyUTF8(b []byte, out *[blockBatch * masks]uint64, prev *[16]byte) uin
 //
 //go:noescape
 func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool)
+
+// indexBlocksAVX2 is stage 1 of the structural index, as indexRef computes
+// it, with AVX2: see classify_amd64.s.
+//
+//go:noescape
+func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool)
+
+// cpuidIndex reports whether the processor has POPCNT, PCLMULQDQ and BMI1,
+// which indexBlocksAVX2 uses beside AVX2: every processor with AVX2 that
+// Intel and AMD have made.
+func cpuidIndex() bool
+
+// canIndex reports whether indexBlocksAVX2 can run.
+var canIndex = canAVX2 && cpuidIndex()
+
+// useIndex reports whether value checks large arrays and objects with the
+// structural index (container): where indexBlocksAVX2 can run. indexAVX2
+// reports whether stage 1 runs in assembly; tests set it to false, and
+// useIndex to true, to try stage 2 on indexRef.
+var useIndex, indexAVX2 = canIndex, canIndex
+
+// indexBlocks is stage 1 of the structural index: indexBlocksAVX2 where
+// indexAVX2 is set, else indexRef.
+func indexBlocks(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
+	if indexAVX2 {
+		return indexBlocksAVX2(b, base, st, out)
+	}
+	return indexRef(b, base, st, out)
+}

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "go_asm.h"
 
 // func classifyBlocks(b []byte, out *[blockBatch * masks]uint64)
 //
@@ -445,4 +446,318 @@ TEXT ·cpuidAVX2(SB), NOSPLIT, $0-1
 	MOVB BX, ret+0(FP)
 
 no:
+	RET
+
+// The constants of indexBlocksAVX2 beside those of stringBlocksAVX2: u, and
+// the two tables of its classes of bytes, by high and by low nibble (their
+// AND): 0x01 brackets, 0x02 ',', 0x04 ':', 0x08 ' ', 0x10 tab, LF and CR.
+// So a byte is structural where its class & 0x07 is not 0, whitespace where
+// its class & 0x18 is not 0, and neither where its class is 0.
+CONST32(yletteru, $0x7575757575757575)
+CONST32(ystructural, $0x0707070707070707)
+TABLE32(yclasshi, $0x01000100040a0010, $0x0000000000000000)
+TABLE32(yclasslo, $0x0000000000000008, $0x0000110201141000)
+
+// YM puts in R the 64 bits of the byte masks in A (bytes 0-31) and B (bytes
+// 32-63); T is scratch.
+#define YM(A, B, R, T) VPMOVMSKB A, R; VPMOVMSKB B, T; SHLQ $32, T; ORQ T, R
+
+// func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool)
+//
+// Stage 1 of the structural index, as indexRef computes it: for the 64-byte
+// blocks of b (len(b) a multiple of 64) while out has room for 64 more
+// offsets, the offsets (base + offset in b) of each block's tokens, carrying
+// st (indexState: esc at 0, inStr at 8, scalar at 16, prev at 24) from block
+// to block. It returns the bytes read, the offsets written, and whether it
+// stopped at a block with a fault (UTF-8, a byte below 0x20 in a string, an
+// escaped byte that is not " \ / b f n r t u), whose offsets it does not
+// write, st then being left as it was before the call (the caller reads
+// no further); and whether it stopped before a block that starts inside a
+// string and has no quotation mark that is not escaped (long): a long
+// string, which the caller skips with str; st is then as after the blocks
+// before it.
+//
+// Registers: SI the next block, CX the bytes left, DI where the next offset
+// goes, R8 the last place a block's 64 offsets may start, R9 base minus
+// b's address, DX the escape carry, R10 the string carry, R11 the scalar
+// carry; AX, BX, R12-R14 scratch. Y0, Y1 the block's halves, Y7 the 32
+// bytes before it, Y8-Y11 the UTF-8 tables and 0x0f, Y12 scratch (the
+// UTF-8 errors), Y13-Y15 ", \ and 0x1f, Y6 the class table by low nibble.
+TEXT ·indexBlocksAVX2(SB), NOSPLIT, $8-66
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	MOVQ base+24(FP), R9
+	SUBQ SI, R9
+	MOVQ st+32(FP), AX
+	MOVQ 0(AX), DX
+	MOVQ 8(AX), R10
+	MOVQ 16(AX), R11
+	VMOVDQU 24(AX), Y7
+	MOVQ out+40(FP), DI
+	LEAQ ((const_indexCap-64)*4)(DI), R8
+	VMOVDQU yutf8hi1<>(SB), Y8
+	VMOVDQU yutf8lo1<>(SB), Y9
+	VMOVDQU yutf8hi2<>(SB), Y10
+	VMOVDQU ynibble<>(SB), Y11
+	VMOVDQU yquote<>(SB), Y13
+	VMOVDQU ysolidus<>(SB), Y14
+	VMOVDQU ymax1f<>(SB), Y15
+	VMOVDQU yclasslo<>(SB), Y6
+
+iloop:
+	TESTQ CX, CX
+	JZ    idone
+	CMPQ  DI, R8
+	JHI   idone
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+
+	// The UTF-8 check, unless the block is ASCII and no sequence of the
+	// bytes before it may reach into it (no high bit in their last 3).
+	VPOR Y0, Y1, Y2
+	VPMOVMSKB Y2, AX
+	TESTL AX, AX
+	JNZ  icheck
+	VPMOVMSKB Y7, AX
+	TESTL $0xe0000000, AX
+	JZ   imasks
+
+icheck:
+	VPXOR Y12, Y12, Y12
+	YUTF8(Y0, Y7)
+	YUTF8(Y1, Y0)
+	VPTEST Y12, Y12
+	JNZ  ibad
+
+imasks:
+	VPCMPEQB Y13, Y0, Y2
+	VPCMPEQB Y13, Y1, Y3
+	YM(Y2, Y3, R12, AX) // R12: quotation marks
+	VPCMPEQB Y14, Y0, Y2
+	VPCMPEQB Y14, Y1, Y3
+	YM(Y2, Y3, AX, BX) // AX: reverse solidi
+	MOVQ DX, cin-8(SP) // the escape carry into the block, for ilong
+	XORL BX, BX        // BX: the escaped bytes
+	XORL R13, R13      // R13: the u of \u escapes
+	MOVQ AX, R14
+	ORQ  DX, R14
+	JZ   istrings
+
+	// The escaped bytes, as stringBlocksAVX2 finds them; then each must
+	// be one of " \ / b f n r t u.
+	MOVQ DX, BX
+	NOTQ BX
+	ANDQ AX, BX // the reverse solidi not escaped themselves
+	MOVQ BX, R14
+	SHLQ $1, R14
+	ORQ  DX, R14 // follows: the bytes after one of them, or escaped by the carry
+	MOVQ $0xaaaaaaaaaaaaaaaa, R13
+	ANDQ BX, R13
+	MOVQ R14, DX
+	NOTQ DX
+	ANDQ DX, R13 // the starts of runs on odd bits
+	XORL DX, DX
+	ADDQ BX, R13 // the ends of those runs; the carry out
+	SETCS DX
+	SHLQ $1, R13
+	MOVQ $0x5555555555555555, BX
+	XORQ BX, R13
+	ANDQ R14, R13
+	MOVQ R13, BX // BX: the escaped bytes
+	ORQ  R12, AX // AX: " and \, which may be escaped
+	YSIMPLE(Y0, Y2)
+	YSIMPLE(Y1, Y3)
+	YM(Y2, Y3, R14, R13)
+	ORQ  R14, AX // and / b f n r t
+	VPCMPEQB yletteru<>(SB), Y0, Y2
+	VPCMPEQB yletteru<>(SB), Y1, Y3
+	YM(Y2, Y3, R13, R14)
+	ORQ  R13, AX  // and u
+	ANDQ BX, R13  // R13: the escaped u
+	NOTQ AX
+	ANDQ BX, AX
+	JNZ  ibad
+
+istrings:
+	// The quotation marks not escaped, and from them the bytes inside
+	// strings (from an opening mark to before its closing one): a prefix
+	// XOR, flipped by the string carry.
+	MOVQ BX, AX
+	NOTQ AX
+	ANDQ AX, R12
+	TESTQ R12, R12
+	JNZ   ishort
+	TESTQ R10, R10
+	JNZ   ilong // inside a string the whole block: a long one
+
+ishort:
+	MOVQ R12, X2
+	VPCMPEQB X3, X3, X3
+	VPCLMULQDQ $0x00, X3, X2, X2 // times all ones: the prefix XOR
+	MOVQ X2, AX
+	XORQ R10, AX // AX: inside strings
+
+	// No byte below 0x20 inside a string.
+	VPMINUB Y15, Y0, Y2
+	VPCMPEQB Y0, Y2, Y2
+	VPMINUB Y15, Y1, Y3
+	VPCMPEQB Y1, Y3, Y3
+	YM(Y2, Y3, R14, BX)
+	ANDQ AX, R14
+	JNZ  ibad
+	MOVQ AX, R10
+	SARQ $63, R10 // the string carry out
+
+	// The classes of the bytes: Y2, Y3.
+	VMOVDQU yclasshi<>(SB), Y5
+	VPSRLW $4, Y0, Y2
+	VPAND  Y11, Y2, Y2
+	VPSHUFB Y2, Y5, Y2
+	VPAND  Y11, Y0, Y4
+	VPSHUFB Y4, Y6, Y4
+	VPAND  Y4, Y2, Y2
+	VPSRLW $4, Y1, Y3
+	VPAND  Y11, Y3, Y3
+	VPSHUFB Y3, Y5, Y3
+	VPAND  Y11, Y1, Y4
+	VPSHUFB Y4, Y6, Y4
+	VPAND  Y4, Y3, Y3
+
+	// The bytes of numbers and literals: outside strings, neither
+	// structural, whitespace nor a quotation mark; the first of each run
+	// is a token.
+	VPXOR Y5, Y5, Y5
+	VPCMPGTB Y5, Y2, Y4
+	VPCMPGTB Y5, Y3, Y12
+	YM(Y4, Y12, R14, BX)
+	ORQ  R12, R14
+	ORQ  AX, R14
+	NOTQ R14 // R14: bytes of numbers and literals
+	MOVQ R14, BX
+	SHLQ $1, BX
+	ORQ  R11, BX
+	MOVQ R14, R11
+	SHRQ $63, R11 // the scalar carry out
+	NOTQ BX
+	ANDQ BX, R14 // the first of each run
+	ANDQ AX, R12 // the quotation marks that open a string
+	ORQ  R12, R14
+	ORQ  R13, R14
+
+	// The structural characters outside strings.
+	VPAND ystructural<>(SB), Y2, Y2
+	VPCMPGTB Y5, Y2, Y2
+	VPAND ystructural<>(SB), Y3, Y3
+	VPCMPGTB Y5, Y3, Y3
+	YM(Y2, Y3, R12, BX)
+	NOTQ AX
+	ANDQ AX, R12
+	ORQ  R12, R14 // R14: the block's tokens
+
+	// Their offsets, eight at a time without a branch for each: past the
+	// last token, TZCNT of 0 writes 64 + the block's offset, which the
+	// next block or the caller never reads (DI is set to after the last
+	// token), in room the caller keeps for 64.
+	POPCNTQ R14, R13
+	LEAQ  (DI)(R13*4), R13
+	LEAQ  (SI)(R9*1), AX
+
+iflat:
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 0(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 4(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 8(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 12(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 16(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 20(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 24(DI)
+	BLSRQ R14, R14
+	TZCNTQ R14, BX
+	ADDQ  AX, BX
+	MOVL  BX, 28(DI)
+	BLSRQ R14, R14
+	ADDQ  $32, DI
+	TESTQ R14, R14
+	JNZ   iflat
+	MOVQ  R13, DI
+
+inext:
+	VMOVDQA Y1, Y7
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JMP  iloop
+
+ibad:
+	MOVB $1, bad+64(FP)
+	MOVB $0, long+65(FP)
+	JMP  iend
+
+ilong:
+	MOVQ cin-8(SP), DX
+	MOVB $1, long+65(FP)
+	JMP  istate
+
+idone:
+	MOVB $0, long+65(FP)
+
+istate:
+	MOVB $0, bad+64(FP)
+	MOVQ st+32(FP), AX
+	MOVQ DX, 0(AX)
+	MOVQ R10, 8(AX)
+	MOVQ R11, 16(AX)
+	VMOVDQU Y7, 24(AX)
+
+iend:
+	VZEROUPPER
+	MOVQ SI, AX
+	SUBQ b_base+0(FP), AX
+	MOVQ AX, done+48(FP)
+	MOVQ DI, AX
+	SUBQ out+40(FP), AX
+	SHRQ $2, AX
+	MOVQ AX, n+56(FP)
+	RET
+
+// func cpuidIndex() bool
+//
+// Whether the processor has the instructions indexBlocksAVX2 uses beside
+// AVX2: POPCNT and PCLMULQDQ (CPUID leaf 1 ECX bits 23 and 1) and BMI1
+// (TZCNT, BLSR: CPUID leaf 7 EBX bit 3). Call it only where cpuidAVX2 is
+// true (leaf 7 exists).
+TEXT ·cpuidIndex(SB), NOSPLIT, $0-1
+	MOVB $0, ret+0(FP)
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x00800002, CX
+	CMPL CX, $0x00800002
+	JNE  inone
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	SHRL $3, BX
+	ANDL $1, BX
+	MOVB BX, ret+0(FP)
+
+inone:
 	RET

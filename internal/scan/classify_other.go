@@ -38,3 +38,21 @@ var useAVX2 = false
 func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc, cin, cout uint64, bad bool) {
 	return stringBlocksRef(b, carry, prev)
 }
+
+// canIndex reports whether indexBlocksAVX2 can run: never here.
+const canIndex = false
+
+// useIndex reports whether value checks large arrays and objects with the
+// structural index: never here but in tests, since indexRef, in Go, is
+// slower than value. indexAVX2 is as on amd64: never here.
+var useIndex, indexAVX2 = false, false
+
+// indexBlocksAVX2 is as on amd64, in Go.
+func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
+	return indexRef(b, base, st, out)
+}
+
+// indexBlocks is stage 1 of the structural index: indexRef here.
+func indexBlocks(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
+	return indexRef(b, base, st, out)
+}

@@ -29,3 +29,12 @@ func UseBlockPath(name string) (restore func()) {
 	useUTF8 = useAVX2 || name == "ssse3" && canUTF8
 	return func() { useBlocks, useUTF8, useAVX2 = saved[0], saved[1], saved[2] }
 }
+
+// UseIndex makes Scan check large arrays and objects with the structural
+// index (where the processor can) or not, and returns a function that
+// restores the way before, for benchmarks that compare them.
+func UseIndex(on bool) (restore func()) {
+	saved := useIndex
+	useIndex = on && canIndex
+	return func() { useIndex = saved }
+}

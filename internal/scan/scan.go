@@ -583,6 +583,14 @@ top: // At the first byte of a value; i < len(data).
 	}
 	switch c {
 	case '{', '[':
+		if d == depth && useIndex && len(data)-i >= minIndexed {
+			// A large container: with the structural index, unless it
+			// does not vouch for it.
+			if end := s.container(i, d); end >= 0 {
+				i = end
+				goto after
+			}
+		}
 		if d++; d > s.deepest {
 			if d <= maxDepth {
 				return s.fail(i, faultDeeper)

@@ -1,0 +1,496 @@
+package scan
+
+import (
+	"math"
+	"math/bits"
+	"unicode/utf16"
+)
+
+// The structural index: a second way of checking an array or object, for
+// texts dense with small tokens (a tools/list result: names, short strings,
+// numbers and nested objects), where value's byte-by-byte state machine
+// spends most of its time deciding what each byte is.
+//
+// Stage 1 (indexBlocks, in assembly) looks at 64 bytes a block and lists
+// the offsets of the block's tokens: the structural characters { } [ ] , :
+// outside strings, the quotation mark that opens each string, the first
+// byte of each number
+// or literal (a byte outside strings that is not whitespace, not structural
+// and not a quotation mark, after one that is), and the u of each \u escape.
+// On the way it checks, for every byte of the block at once, what needs no
+// context but the block: UTF-8 (RFC 3629), that no byte below 0x20 is inside
+// a string, and that every escaped byte is one of " \ / b f n r t u.
+//
+// Stage 2 (container) walks the offsets with the grammar of RFC 8259: a
+// value, a member name and its ':', a ',' or a closing bracket, checking
+// numbers, literals and \u escapes where they start. Every byte of the
+// container is thereby accounted for: bytes outside strings that are
+// neither whitespace nor a token are inside a number or literal, which
+// must end at whitespace, a structural character or a quotation mark.
+//
+// container only ever vouches for a container that value accepts, with the
+// same end; where it cannot (any fault, nesting deeper than the scanner's
+// stack, a \u escape it refuses), it gives up and value checks the
+// container from its start, so errors are found and reported exactly as
+// before, at the cost of reading the container twice.
+
+// indexCap is the number of token offsets one refill lists at most.
+const indexCap = 256
+
+// minIndexed is the fewest bytes from a container's start to the text's end
+// for which value tries the structural index: below it, starting stage 1
+// costs more than it saves.
+const minIndexed = 128
+
+// indexState is what stage 1 carries from one 64-byte block to the next;
+// indexBlocksAVX2 reads and writes it at these offsets.
+type indexState struct {
+	esc    uint64   // 1 if the next block's first byte is escaped
+	inStr  uint64   // all ones if the next block starts inside a string, else 0
+	scalar uint64   // 1 if the byte before the next block is inside a number or literal
+	prev   [32]byte // the 32 bytes before the next block, for the UTF-8 check
+}
+
+// An index holds the token offsets of the blocks from a container's start
+// that stage 1 has read so far.
+type index struct {
+	buf  [indexCap]uint32
+	pos  int // the offset of the next block stage 1 reads
+	grow int // how many blocks the next refill reads at most
+	st   indexState
+	bad  bool // stage 1 found a fault: no more tokens
+	open int  // the offset of the quotation mark that opens the string stage 1 stopped in
+}
+
+// refill lists the tokens of the next blocks of s.data in ix.buf and
+// returns how many it listed, at least one: where no token is left (the
+// text's end, or a fault found), the one offset len(s.data), at which
+// byteAt reads 0, which no state of container accepts. A string that
+// fills a whole block it skips with str, from its opening quotation mark,
+// and goes on after the string: str is faster on long strings.
+func (s *scanner) refill(ix *index) int {
+	data := s.data
+	for !ix.bad && ix.pos < len(data) {
+		var b []byte
+		if rest := len(data) - ix.pos; rest >= 64 {
+			b = data[ix.pos : ix.pos+min(ix.grow*64, rest&^63)]
+		} else {
+			// The last bytes, padded with spaces to a block: whitespace
+			// gives no token, inside a string or out.
+			var tail [64]byte
+			copy(tail[:], data[ix.pos:])
+			for j := rest; j < 64; j++ {
+				tail[j] = ' '
+			}
+			b = tail[:]
+		}
+		// A container that ends early wastes at most what was read
+		// since the last refill, as much as was read before it.
+		ix.grow = min(2*ix.grow, 1<<20)
+		done, n, bad, long := indexBlocks(b, ix.pos, &ix.st, &ix.buf)
+		ix.pos = min(ix.pos+done, len(data))
+		ix.bad = bad
+		if ix.st.inStr != 0 {
+			// The last quotation mark listed opens the string the
+			// blocks end in.
+			for j := n - 1; j >= 0; j-- {
+				if p := ix.buf[j]; data[p] == '"' {
+					ix.open = int(p)
+					break
+				}
+			}
+		}
+		if n > 0 {
+			return n
+		}
+		if long {
+			e := s.str(ix.open)
+			if s.flt != ok {
+				s.flt = ok // value finds it again, in its place
+				break
+			}
+			ix.pos, ix.st = e, indexState{}
+		}
+	}
+	ix.buf[0] = uint32(len(data))
+	return 1
+}
+
+// byteAt returns data[p], or 0 if p is past the end.
+func byteAt(data []byte, p int) byte {
+	if uint(p) < uint(len(data)) {
+		return data[p]
+	}
+	return 0
+}
+
+// container checks the array or object at data[i] ('[' or '{') inside
+// containers nested depth deep with the structural index, and returns the
+// offset after it, as value would; or -1 where it does not vouch for it,
+// for value to check it itself.
+//
+// A string gives one token, its opening quotation mark, then one for each
+// \u escape in it (the u, after a reverse solidus): the first token after
+// these that is not the u of an escape is the first after the string,
+// whatever lies between (the rest of the string, its closing mark,
+// whitespace), which stage 1 has checked. A u token without a reverse
+// solidus before it starts a literal (as in "a"u); one with a reverse
+// solidus before it outside a string comes after that solidus's token, the
+// first byte of the number or literal it is in.
+func (s *scanner) container(i, depth int) int {
+	data := s.data
+	if len(data) > math.MaxUint32 {
+		return -1
+	}
+	var ix index
+	ix.pos, ix.grow = i, 1
+	n := s.refill(&ix)
+	k := 1 // ix.buf[0] is i itself, the container's bracket
+	if int(ix.buf[0]) != i {
+		return -1
+	}
+	d := depth
+	p := i
+	var c byte
+	obj := false // the container at depth d is an object (kept beside s.stack)
+value: // At a token that should start a value.
+	c = byteAt(data, p)
+	switch {
+	case c == '"':
+		if k == n {
+			n, k = s.refill(&ix), 0
+		}
+		p = int(ix.buf[k])
+		k++
+		if byteAt(data, p) == 'u' {
+			if p, k, n = s.escapes(&ix, p, k, n); p < 0 {
+				return -1
+			}
+		}
+		goto after
+	case c == '{' || c == '[':
+		if d++; d > s.deepest {
+			return -1
+		}
+		if k == n {
+			n, k = s.refill(&ix), 0
+		}
+		p = int(ix.buf[k])
+		k++
+		if byteAt(data, p) == c+2 { // '}' is '{'+2, ']' is '['+2
+			goto closed
+		}
+		if obj = c == '{'; !obj {
+			s.stack[d>>6] &^= 1 << (d & 63)
+			goto value
+		}
+		s.stack[d>>6] |= 1 << (d & 63)
+		goto name
+	case c-'1' <= 8:
+		// An integer, unless a fraction or an exponent follows.
+		e := p + 1
+		for e < len(data) && data[e]-'0' <= 9 {
+			e++
+		}
+		if e < len(data) && !delimits[data[e]] && scalarEnd(data, p) < 0 {
+			return -1
+		}
+	default:
+		if scalarEnd(data, p) < 0 {
+			return -1
+		}
+	}
+	if k == n {
+		n, k = s.refill(&ix), 0
+	}
+	p = int(ix.buf[k])
+	k++
+after: // At the token after a value.
+	c = byteAt(data, p)
+	if obj {
+		switch c {
+		case ',':
+			if k == n {
+				n, k = s.refill(&ix), 0
+			}
+			p = int(ix.buf[k])
+			k++
+			goto name
+		case '}':
+			goto closed
+		}
+		return -1
+	}
+	switch c {
+	case ',':
+		if k == n {
+			n, k = s.refill(&ix), 0
+		}
+		p = int(ix.buf[k])
+		k++
+		goto value
+	case ']':
+		goto closed
+	}
+	return -1
+closed: // At the bracket that closes the container at depth d.
+	if d--; d == depth {
+		return p + 1
+	}
+	obj = s.stack[d>>6]>>(d&63)&1 != 0
+	if k == n {
+		n, k = s.refill(&ix), 0
+	}
+	p = int(ix.buf[k])
+	k++
+	goto after
+name: // At a token that should open a member name.
+	if byteAt(data, p) != '"' {
+		return -1
+	}
+	if k == n {
+		n, k = s.refill(&ix), 0
+	}
+	p = int(ix.buf[k])
+	k++
+	if byteAt(data, p) == 'u' {
+		if p, k, n = s.escapes(&ix, p, k, n); p < 0 {
+			return -1
+		}
+	}
+	if byteAt(data, p) != ':' {
+		return -1
+	}
+	if k == n {
+		n, k = s.refill(&ix), 0
+	}
+	p = int(ix.buf[k])
+	k++
+	goto value
+}
+
+// escapes checks the \u escapes of a string from p, a token with the byte
+// u, as escape does, and returns the token after the last one, with the
+// index's new k and n; or -1 if one is not an escape that str accepts.
+func (s *scanner) escapes(ix *index, p, k, n int) (int, int, int) {
+	data := s.data
+	// A u token is the u of an escape where a reverse solidus comes
+	// before it; else it starts a literal after the string (refused by
+	// the caller), never a u that follows a reverse solidus.
+	for byteAt(data, p) == 'u' && data[p-1] == '\\' {
+		r := hex4(data[p+1:])
+		switch {
+		case r < 0 || r >= 0xDC00 && r <= 0xDFFF:
+			return -1, k, n
+		case utf16.IsSurrogate(r):
+			// A high surrogate: a low one must follow, whose u is the
+			// next token.
+			if p+6 >= len(data) || data[p+5] != '\\' || data[p+6] != 'u' {
+				return -1, k, n
+			}
+			if r2 := hex4(data[p+7:]); r2 < 0xDC00 || r2 > 0xDFFF {
+				return -1, k, n
+			}
+			if k == n {
+				n, k = s.refill(ix), 0
+			}
+			if int(ix.buf[k]) != p+6 {
+				return -1, k, n
+			}
+			k++
+		}
+		if k == n {
+			n, k = s.refill(ix), 0
+		}
+		p = int(ix.buf[k])
+		k++
+	}
+	return p, k, n
+}
+
+// delimits reports the bytes that may follow a number or literal: JSON
+// whitespace, the structural characters and the quotation mark (which the
+// grammar refuses after it, as a token of its own).
+var delimits = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '{': true, '}': true, '[': true, ']': true, ',': true, ':': true, '"': true}
+
+// scalarEnd returns the offset after the number or literal that starts at
+// data[p], if it is one (RFC 8259 sections 3 and 6) and
+// what follows delimits it; else -1.
+func scalarEnd(data []byte, p int) int {
+	if p >= len(data) {
+		return -1
+	}
+	var e int
+	switch data[p] {
+	case 't':
+		if len(data)-p < 4 || string(data[p:p+4]) != "true" {
+			return -1
+		}
+		e = p + 4
+	case 'f':
+		if len(data)-p < 5 || string(data[p:p+5]) != "false" {
+			return -1
+		}
+		e = p + 5
+	case 'n':
+		if len(data)-p < 4 || string(data[p:p+4]) != "null" {
+			return -1
+		}
+		e = p + 4
+	default:
+		if e = numberEnd(data, p); e < 0 {
+			return -1
+		}
+	}
+	if e < len(data) && !delimits[data[e]] {
+		return -1
+	}
+	return e
+}
+
+// numberEnd returns the offset after the number at data[i] (RFC 8259
+// section 6), or -1 if none starts there. It is scanner.number without the
+// fault.
+func numberEnd(data []byte, i int) int {
+	if data[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return -1
+	case data[i] == '0':
+		i++
+	case data[i]-'1' <= 8:
+		i++
+		for i < len(data) && data[i]-'0' <= 9 {
+			i++
+		}
+	default:
+		return -1
+	}
+	if i < len(data) && data[i] == '.' {
+		i++
+		if i >= len(data) || data[i]-'0' > 9 {
+			return -1
+		}
+		for i < len(data) && data[i]-'0' <= 9 {
+			i++
+		}
+	}
+	if i < len(data) && data[i]|0x20 == 'e' {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if i >= len(data) || data[i]-'0' > 9 {
+			return -1
+		}
+		for i < len(data) && data[i]-'0' <= 9 {
+			i++
+		}
+	}
+	return i
+}
+
+// indexRef is what indexBlocksAVX2 computes, byte by byte where it can: for
+// the 64-byte blocks of b (len(b) a multiple of 64) from offset base in the
+// text, while out has room for a block's 64 tokens, the offsets of their
+// tokens in out, carrying st from block to block. It returns the bytes of
+// b it read, the tokens it listed, and whether it stopped at a block with a
+// fault (whose tokens it does not list): an error of UTF-8 that ends in the
+// block (see utf8Error), a byte below 0x20 inside a string, or an escaped
+// byte that is not one of " \ / b f n r t u; and whether it stopped
+// before a block that starts inside a string and has no quotation mark
+// that is not escaped (long), st being as after the blocks before it.
+func indexRef(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
+	for ; done+64 <= len(b) && n+64 <= indexCap; done += 64 {
+		blk := b[done : done+64]
+		var quote, solidus, ctrl, escapable, u, class, structural uint64
+		for j, c := range blk {
+			bit := uint64(1) << j
+			p3, p2, p1 := st.prev[29], st.prev[30], st.prev[31]
+			if j >= 3 {
+				p3 = blk[j-3]
+			} else if j >= 1 {
+				p3 = st.prev[29+j]
+			}
+			if j >= 2 {
+				p2 = blk[j-2]
+			} else if j == 1 {
+				p2 = st.prev[31]
+			}
+			if j >= 1 {
+				p1 = blk[j-1]
+			}
+			if utf8Error(p3, p2, p1, c) != 0 {
+				return done, n, true, false
+			}
+			switch c {
+			case '"':
+				quote |= bit
+			case '\\':
+				solidus |= bit
+			case 'u':
+				u |= bit
+			case '{', '}', '[', ']', ',', ':':
+				structural |= bit
+			}
+			switch c {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u':
+				escapable |= bit
+			}
+			if c < 0x20 {
+				ctrl |= bit
+			}
+			switch c {
+			case '{', '}', '[', ']', ',', ':', ' ', '\t', '\n', '\r':
+				class |= bit
+			}
+		}
+		// The escaped bytes, byte by byte: the byte after a reverse
+		// solidus that ends an odd run of them.
+		var esc uint64
+		escaped := st.esc != 0
+		for j := range 64 {
+			switch {
+			case escaped:
+				esc |= 1 << j
+				escaped = false
+			case solidus>>j&1 != 0:
+				escaped = true
+			}
+		}
+		if esc&^escapable != 0 {
+			return done, n, true, false
+		}
+		if quote &^= esc; quote == 0 && st.inStr != 0 {
+			return done, n, false, true
+		}
+		inStr := st.inStr
+		var in uint64 // inside a string: from an opening mark to before its closing one
+		for j := range 64 {
+			if quote>>j&1 != 0 {
+				inStr = ^inStr
+			}
+			in |= inStr & (1 << j)
+		}
+		if ctrl&in != 0 {
+			return done, n, true, false
+		}
+		scalar := ^(class | quote | in)
+		starts := scalar &^ (scalar<<1 | st.scalar)
+		tokens := structural&^in | quote&in | starts | u&esc
+		for ; tokens != 0; tokens &= tokens - 1 {
+			out[n] = uint32(base + done + bits.TrailingZeros64(tokens))
+			n++
+		}
+		st.esc = 0
+		if escaped {
+			st.esc = 1
+		}
+		st.inStr = inStr
+		st.scalar = scalar >> 63
+		copy(st.prev[:], blk[32:])
+	}
+	return done, n, false, false
+}

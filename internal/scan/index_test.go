@@ -1,0 +1,257 @@
+package scan
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// indexAlphabet is what random texts for stage 1 are made of: every byte
+// that some mask of a block depends on, and bytes of multi-byte UTF-8.
+var indexAlphabet = []byte("{}[],: \t\n\r\"\\/bfnrtu0123456789-+.eEaxlsTF\x00\x1f\x7f\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xed\xa0\xff")
+
+// runStage1 runs stage 1 over data from offset 0 in calls of random
+// sizes, as refill would (a call's bytes a multiple of 64; the last bytes
+// padded with spaces), and returns the tokens, whether a call stopped at a
+// fault, and the offsets of the blocks where a call stopped for a long
+// string (after which it goes on from the next block, still inside the
+// string: refill skips the string with str instead).
+func runStage1(data []byte, r *rand.Rand, f func([]byte, int, *indexState, *[indexCap]uint32) (int, int, bool, bool)) (tokens []uint32, bad bool, longs []int) {
+	var st indexState
+	var out [indexCap]uint32
+	padded := append(slices.Clone(data), make([]byte, (64-len(data)%64)%64)...)
+	for j := len(data); j < len(padded); j++ {
+		padded[j] = ' '
+	}
+	for pos := 0; pos < len(padded); {
+		end := min(len(padded), pos+64*(1+r.IntN(6)))
+		done, n, b, long := f(padded[pos:end], pos, &st, &out)
+		tokens = append(tokens, out[:n]...)
+		if b {
+			return tokens, true, longs
+		}
+		pos += done
+		if long {
+			// Past the block inside the string, as both sides would be
+			// at its end but for the escapes it ends in: none here.
+			longs = append(longs, pos)
+			pos += 64
+			st.esc, st.scalar = 0, 0
+			copy(st.prev[:], padded[pos-32:pos])
+		}
+	}
+	return tokens, false, longs
+}
+
+// TestIndexBlocksAVX2 holds indexBlocksAVX2 to indexRef on random texts
+// made of the bytes that matter, called in random pieces.
+func TestIndexBlocksAVX2(t *testing.T) {
+	if !canIndex {
+		t.Skip("indexBlocksAVX2 needs AVX2, BMI1, POPCNT and PCLMULQDQ")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 20000; iter++ {
+		n := 1 + r.IntN(700)
+		data := make([]byte, n)
+		switch iter % 4 {
+		case 0: // any bytes
+			for j := range data {
+				data[j] = byte(r.Uint32())
+			}
+		case 1: // the alphabet
+			for j := range data {
+				data[j] = indexAlphabet[r.IntN(len(indexAlphabet))]
+			}
+		default: // mostly JSON-like: few escapes, runs of letters
+			for j := range data {
+				c := indexAlphabet[r.IntN(len(indexAlphabet))]
+				if r.IntN(4) > 0 {
+					c = "abcdefgh ijk"[r.IntN(12)]
+				}
+				data[j] = c
+			}
+		}
+		seed := r.Uint64()
+		want, wbad, wlong := runStage1(data, rand.New(rand.NewPCG(seed, 0)), indexRef)
+		got, gbad, glong := runStage1(data, rand.New(rand.NewPCG(seed, 0)), indexBlocksAVX2)
+		if !slices.Equal(got, want) || gbad != wbad || !slices.Equal(glong, wlong) {
+			t.Fatalf("text %q:\nindexBlocksAVX2 = %v, bad %v, long %v\nindexRef        = %v, bad %v, long %v", data, got, gbad, glong, want, wbad, wlong)
+		}
+	}
+}
+
+// TestIndexState holds the state indexBlocksAVX2 leaves to indexRef's,
+// after calls that end at a block it reads or before a long string.
+func TestIndexState(t *testing.T) {
+	if !canIndex {
+		t.Skip("indexBlocksAVX2 needs AVX2, BMI1, POPCNT and PCLMULQDQ")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for iter := 0; iter < 20000; iter++ {
+		data := make([]byte, 64*(1+r.IntN(4)))
+		for j := range data {
+			data[j] = indexAlphabet[r.IntN(len(indexAlphabet))]
+			if r.IntN(3) == 0 {
+				data[j] = 'a'
+			}
+		}
+		var st0 indexState
+		st0.esc, st0.inStr, st0.scalar = uint64(r.IntN(2)), -uint64(r.IntN(2)), uint64(r.IntN(2))
+		for j := range st0.prev {
+			st0.prev[j] = indexAlphabet[r.IntN(len(indexAlphabet))]
+		}
+		stR, stA := st0, st0
+		var outR, outA [indexCap]uint32
+		dR, nR, bR, lR := indexRef(data, 7, &stR, &outR)
+		dA, nA, bA, lA := indexBlocksAVX2(data, 7, &stA, &outA)
+		if dR != dA || nR != nA || bR != bA || lR != lA || !slices.Equal(outR[:nR], outA[:nA]) || !bR && stR != stA {
+			t.Fatalf("text %q from %+v:\nindexBlocksAVX2 = %d %v %v %v %+v\nindexRef        = %d %v %v %v %+v", data, st0, dA, outA[:nA], bA, lA, stA, dR, outR[:nR], bR, lR, stR)
+		}
+	}
+}
+
+// TestIndexRef checks indexRef against texts whose tokens are known.
+func TestIndexRef(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		tokens []int
+		bad    bool
+	}{
+		{`{"a":[1,true,"x\"y",-2.5e3, null]}`, []int{0, 1, 4, 5, 6, 7, 8, 12, 13, 19, 20, 26, 28, 32, 33}, false},
+		{`["\u0041\\u", "\\\"", x1 2]`, []int{0, 1, 3, 12, 14, 20, 22, 25, 26}, false},
+		{`"` + "\x01" + `"`, nil, true},
+		{`"\q"`, nil, true},
+		{`x"\q"`, nil, true},
+		{"[\"\xc3\"]", nil, true},
+		{"[\"\xc3\xa9\"]", []int{0, 1, 5}, false},
+		{"{\"a\":\t\r\n1}", []int{0, 1, 4, 8, 9}, false},
+	} {
+		got, bad, _ := runStage1([]byte(tc.text), rand.New(rand.NewPCG(0, 0)), indexRef)
+		var want []uint32
+		for _, p := range tc.tokens {
+			want = append(want, uint32(p))
+		}
+		if bad != tc.bad || !bad && !slices.Equal(got, want) {
+			t.Errorf("indexRef(%q) = %v, bad %v; want %v, bad %v", tc.text, got, bad, want, tc.bad)
+		}
+	}
+}
+
+// scanBoth scans data with and without the structural index (with stage
+// 1 in assembly where it can, and with indexRef) and fails t if they
+// differ in any way: the messages, batch or the error.
+func scanBoth(t testing.TB, data []byte) {
+	t.Helper()
+	saved := [2]bool{useIndex, indexAVX2}
+	defer func() { useIndex, indexAVX2 = saved[0], saved[1] }()
+	useIndex = false
+	want, wb, werr := Scan(nil, data)
+	for _, asm := range []bool{false, canIndex} {
+		useIndex, indexAVX2 = true, asm
+		got, gb, gerr := Scan(nil, data)
+		if fmt.Sprint(got, gb, gerr) != fmt.Sprint(want, wb, werr) {
+			t.Fatalf("text %q:\nwith the index (assembly %v): %+v %v %v\nwithout:                     %+v %v %v", data, asm, got, gb, gerr, want, wb, werr)
+		}
+	}
+}
+
+// indexSeeds are texts whose containers the structural index takes:
+// every token, nesting, \u escapes and surrogate pairs, long strings that
+// stage 1 leaves to str, UTF-8, whitespace.
+var indexSeeds = []string{
+	`{"jsonrpc":"2.0","id":"req-7","result":{"tools":[{"name":"tool_1","description":"Reads rows 10 to 19 of a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":101}},"required":["table"]},"annotations":{"readOnlyHint":true,"idempotentHint":false}}],"nextCursor":null}}`,
+	`{"id":1,"params":[0,-0,1.5,-2e-3,3E+4,true,false,null,"",{},[],[[]],{"a":{}},"\u00e9\ud83d\ude00\n\"\\\/",{"\u0041b":"c"}, "x" , 12 ]}`,
+	"{\"result\":{\"text\":\"" + strings.Repeat("caf\u00e9 \\\"q\\\" \\u0041 ", 20) + "\",\"n\":[1,2]},\"id\":3}",
+	"{\"result\":[\"" + strings.Repeat("abcdefgh", 20) + "\", \"" + strings.Repeat("\u6771\u4eac", 30) + "\\n\", 7,\n\t{\"k\": \"v\"}\r\n]}",
+	`[{"jsonrpc":"2.0","id":1,"params":{"a":[1,2,3],"b":{"c":"d"},"e":"fffffffffffffffffffffffffffffffffffffffffffffffff"}},{"jsonrpc":"2.0","id":2,"params":{"x":[{"y":"z"},{"y":"z"},{"y":"z"},{"y":"z"}]}}]`,
+	`{"params":` + strings.Repeat(`[{"a":`, 130) + `1` + strings.Repeat(`}]`, 130) + `}`,
+	// A u that starts a literal after a string is no \u escape of it
+	// (found by FuzzIndex): after escapes, a pair, none; as a value and
+	// as a member name.
+	`{"result":[` + strings.Repeat(" ", 100) + `"\ud800\udC00"u00000,"\u0041"u0041,"x"u0041,{"\u0041"u0041:1},{"a"u0041:1},"\\"u0041]}`,
+}
+
+// TestIndexMatchesValue scans each seed, each of its prefixes and each
+// text that differs from it in one byte (from the bytes that matter), and
+// many random changes, with and without the structural index.
+func TestIndexMatchesValue(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, seed := range indexSeeds {
+		data := []byte(seed)
+		scanBoth(t, data)
+		for n := range data {
+			scanBoth(t, data[:n])
+		}
+		for j := range data {
+			for _, c := range indexAlphabet {
+				if testing.Short() && c > 'z' {
+					continue
+				}
+				mut := slices.Clone(data)
+				mut[j] = c
+				scanBoth(t, mut)
+			}
+		}
+		for iter := 0; iter < 2000; iter++ {
+			mut := slices.Clone(data)
+			for range 1 + r.IntN(4) {
+				switch j := r.IntN(len(mut)); r.IntN(3) {
+				case 0:
+					mut[j] = indexAlphabet[r.IntN(len(indexAlphabet))]
+				case 1:
+					mut = slices.Delete(mut, j, j+1)
+				default:
+					mut = slices.Insert(mut, j, indexAlphabet[r.IntN(len(indexAlphabet))])
+				}
+			}
+			scanBoth(t, mut)
+		}
+	}
+}
+
+// TestIndexTakes checks that the structural index vouches for valid
+// containers of each kind rather than giving them back to value, which
+// would be correct but slow: the seeds' containers and the benchmarks'
+// shapes.
+func TestIndexTakes(t *testing.T) {
+	for _, seed := range indexSeeds {
+		data := []byte(seed)
+		for i := 1; i < len(data); i++ {
+			if c := data[i-1]; data[i] != '{' && data[i] != '[' || c != ':' && c != '[' && c != ',' {
+				continue
+			}
+			s := scanner{data: data, stack: make([]uint64, 4), deepest: shallow}
+			want := s.value(i, 1)
+			if s.flt != ok {
+				continue
+			}
+			for _, asm := range []bool{false, canIndex} {
+				func() {
+					defer func(a bool) { indexAVX2 = a }(indexAVX2)
+					indexAVX2 = asm
+					s := scanner{data: data, stack: make([]uint64, 4), deepest: shallow}
+					if got := s.container(i, 1); got != want {
+						t.Errorf("container at %d of %.60q (assembly %v) = %d, want %d", i, data[i:], asm, got, want)
+					}
+				}()
+			}
+		}
+	}
+}
+
+// FuzzIndex holds Scan with the structural index to Scan without it. The
+// text is put in a container of more than minIndexed bytes.
+func FuzzIndex(f *testing.F) {
+	for _, s := range indexSeeds {
+		f.Add(s)
+	}
+	f.Add(`"\ud83d\ude00", "\ud83d", "\ude00", "\u12", "\\u0041"`)
+	f.Add("\"a\x01\", \"\xc3\xa9\", \"\xe9\", 1x, tru, nul, -, 01, 1., 1e")
+	f.Fuzz(func(t *testing.T, s string) {
+		scanBoth(t, []byte(s))
+		scanBoth(t, []byte(`{"id":1,"result":[`+strings.Repeat(" ", minIndexed)+s+`]}`))
+		scanBoth(t, []byte(`{"id":1,"result":{"a":"`+strings.Repeat("x", 80)+`",`+s+`}}`))
+	})
+}
