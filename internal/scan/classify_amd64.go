@@ -77,11 +77,11 @@ func stringBlocksAVX2(b []byte, carry uint64, prev *[16]byte) (k int, stop, esc,
 // it, with AVX2: see classify_amd64.s.
 //
 //go:noescape
-func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool)
+func indexBlocksAVX2(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
 
-// cpuidIndex reports whether the processor has POPCNT, PCLMULQDQ and BMI1,
-// which indexBlocksAVX2 uses beside AVX2: every processor with AVX2 that
-// Intel and AMD have made.
+// cpuidIndex reports whether the processor has PCLMULQDQ, which
+// indexBlocksAVX2 uses beside AVX2: every processor with AVX2 that Intel
+// and AMD have made.
 func cpuidIndex() bool
 
 // canIndex reports whether indexBlocksAVX2 can run.
@@ -95,9 +95,9 @@ var useIndex, indexAVX2 = canIndex, canIndex
 
 // indexBlocks is stage 1 of the structural index: indexBlocksAVX2 where
 // indexAVX2 is set, else indexRef.
-func indexBlocks(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
+func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
 	if indexAVX2 {
-		return indexBlocksAVX2(b, base, st, out)
+		return indexBlocksAVX2(b, st, out)
 	}
-	return indexRef(b, base, st, out)
+	return indexRef(b, st, out)
 }

@@ -462,13 +462,13 @@ TABLE32(yclasslo, $0x0000000000000008, $0x0000110201141000)
 // 32-63); T is scratch.
 #define YM(A, B, R, T) VPMOVMSKB A, R; VPMOVMSKB B, T; SHLQ $32, T; ORQ T, R
 
-// func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool)
+// func indexBlocksAVX2(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
 //
 // Stage 1 of the structural index, as indexRef computes it: for the 64-byte
-// blocks of b (len(b) a multiple of 64) while out has room for 64 more
-// offsets, the offsets (base + offset in b) of each block's tokens, carrying
-// st (indexState: esc at 0, inStr at 8, scalar at 16, prev at 24) from block
-// to block. It returns the bytes read, the offsets written, and whether it
+// blocks of b (len(b) a multiple of 64, at most maskCap blocks), the mask
+// of each block's tokens (bit k for byte k), carrying st (indexState: esc
+// at 0, inStr at 8, scalar at 16, prev at 24) from block to block. It
+// returns the bytes read, the masks written (one a block), and whether it
 // stopped at a block with a fault (UTF-8, a byte below 0x20 in a string, an
 // escaped byte that is not " \ / b f n r t u), whose offsets it does not
 // write, st then being left as it was before the call (the caller reads
@@ -477,24 +477,20 @@ TABLE32(yclasslo, $0x0000000000000008, $0x0000110201141000)
 // string, which the caller skips with str; st is then as after the blocks
 // before it.
 //
-// Registers: SI the next block, CX the bytes left, DI where the next offset
-// goes, R8 the last place a block's 64 offsets may start, R9 base minus
-// b's address, DX the escape carry, R10 the string carry, R11 the scalar
+// Registers: SI the next block, CX the bytes left, DI where the next mask
+// goes, DX the escape carry, R10 the string carry, R11 the scalar
 // carry; AX, BX, R12-R14 scratch. Y0, Y1 the block's halves, Y7 the 32
 // bytes before it, Y8-Y11 the UTF-8 tables and 0x0f, Y12 scratch (the
 // UTF-8 errors), Y13-Y15 ", \ and 0x1f, Y6 the class table by low nibble.
-TEXT ·indexBlocksAVX2(SB), NOSPLIT, $8-66
+TEXT ·indexBlocksAVX2(SB), NOSPLIT, $8-58
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
-	MOVQ base+24(FP), R9
-	SUBQ SI, R9
-	MOVQ st+32(FP), AX
+	MOVQ st+24(FP), AX
 	MOVQ 0(AX), DX
 	MOVQ 8(AX), R10
 	MOVQ 16(AX), R11
 	VMOVDQU 24(AX), Y7
-	MOVQ out+40(FP), DI
-	LEAQ ((const_indexCap-64)*4)(DI), R8
+	MOVQ out+32(FP), DI
 	VMOVDQU yutf8hi1<>(SB), Y8
 	VMOVDQU yutf8lo1<>(SB), Y9
 	VMOVDQU yutf8hi2<>(SB), Y10
@@ -507,8 +503,6 @@ TEXT ·indexBlocksAVX2(SB), NOSPLIT, $8-66
 iloop:
 	TESTQ CX, CX
 	JZ    idone
-	CMPQ  DI, R8
-	JHI   idone
 	VMOVDQU 0(SI), Y0
 	VMOVDQU 32(SI), Y1
 
@@ -654,51 +648,8 @@ ishort:
 	ANDQ AX, R12
 	ORQ  R12, R14 // R14: the block's tokens
 
-	// Their offsets, eight at a time without a branch for each: past the
-	// last token, TZCNT of 0 writes 64 + the block's offset, which the
-	// next block or the caller never reads (DI is set to after the last
-	// token), in room the caller keeps for 64.
-	POPCNTQ R14, R13
-	LEAQ  (DI)(R13*4), R13
-	LEAQ  (SI)(R9*1), AX
-
-iflat:
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 0(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 4(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 8(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 12(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 16(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 20(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 24(DI)
-	BLSRQ R14, R14
-	TZCNTQ R14, BX
-	ADDQ  AX, BX
-	MOVL  BX, 28(DI)
-	BLSRQ R14, R14
-	ADDQ  $32, DI
-	TESTQ R14, R14
-	JNZ   iflat
-	MOVQ  R13, DI
+	MOVQ R14, (DI)
+	ADDQ $8, DI
 
 inext:
 	VMOVDQA Y1, Y7
@@ -707,21 +658,21 @@ inext:
 	JMP  iloop
 
 ibad:
-	MOVB $1, bad+64(FP)
-	MOVB $0, long+65(FP)
+	MOVB $1, bad+56(FP)
+	MOVB $0, long+57(FP)
 	JMP  iend
 
 ilong:
 	MOVQ cin-8(SP), DX
-	MOVB $1, long+65(FP)
+	MOVB $1, long+57(FP)
 	JMP  istate
 
 idone:
-	MOVB $0, long+65(FP)
+	MOVB $0, long+57(FP)
 
 istate:
-	MOVB $0, bad+64(FP)
-	MOVQ st+32(FP), AX
+	MOVB $0, bad+56(FP)
+	MOVQ st+24(FP), AX
 	MOVQ DX, 0(AX)
 	MOVQ R10, 8(AX)
 	MOVQ R11, 16(AX)
@@ -731,33 +682,22 @@ iend:
 	VZEROUPPER
 	MOVQ SI, AX
 	SUBQ b_base+0(FP), AX
-	MOVQ AX, done+48(FP)
+	MOVQ AX, done+40(FP)
 	MOVQ DI, AX
-	SUBQ out+40(FP), AX
-	SHRQ $2, AX
-	MOVQ AX, n+56(FP)
+	SUBQ out+32(FP), AX
+	SHRQ $3, AX
+	MOVQ AX, n+48(FP)
 	RET
 
 // func cpuidIndex() bool
 //
-// Whether the processor has the instructions indexBlocksAVX2 uses beside
-// AVX2: POPCNT and PCLMULQDQ (CPUID leaf 1 ECX bits 23 and 1) and BMI1
-// (TZCNT, BLSR: CPUID leaf 7 EBX bit 3). Call it only where cpuidAVX2 is
-// true (leaf 7 exists).
+// Whether the processor has PCLMULQDQ (CPUID leaf 1 ECX bit 1), which
+// indexBlocksAVX2 uses beside AVX2.
 TEXT ·cpuidIndex(SB), NOSPLIT, $0-1
-	MOVB $0, ret+0(FP)
 	MOVL $1, AX
 	XORL CX, CX
 	CPUID
-	ANDL $0x00800002, CX
-	CMPL CX, $0x00800002
-	JNE  inone
-	MOVL $7, AX
-	XORL CX, CX
-	CPUID
-	SHRL $3, BX
-	ANDL $1, BX
-	MOVB BX, ret+0(FP)
-
-inone:
+	SHRL $1, CX
+	ANDL $1, CX
+	MOVB CX, ret+0(FP)
 	RET

@@ -48,11 +48,11 @@ const canIndex = false
 var useIndex, indexAVX2 = false, false
 
 // indexBlocksAVX2 is as on amd64, in Go.
-func indexBlocksAVX2(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
-	return indexRef(b, base, st, out)
+func indexBlocksAVX2(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
+	return indexRef(b, st, out)
 }
 
 // indexBlocks is stage 1 of the structural index: indexRef here.
-func indexBlocks(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
-	return indexRef(b, base, st, out)
+func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
+	return indexRef(b, st, out)
 }

@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"math"
 	"math/bits"
 	"unicode/utf16"
 )
@@ -11,8 +10,9 @@ import (
 // numbers and nested objects), where value's byte-by-byte state machine
 // spends most of its time deciding what each byte is.
 //
-// Stage 1 (indexBlocks, in assembly) looks at 64 bytes a block and lists
-// the offsets of the block's tokens: the structural characters { } [ ] , :
+// Stage 1 (indexBlocks, in assembly) looks at 64 bytes a block and writes a
+// mask of the block's tokens, a bit for each byte that starts one: the
+// structural characters { } [ ] , :
 // outside strings, the quotation mark that opens each string, the first
 // byte of each number
 // or literal (a byte outside strings that is not whitespace, not structural
@@ -21,7 +21,8 @@ import (
 // context but the block: UTF-8 (RFC 3629), that no byte below 0x20 is inside
 // a string, and that every escaped byte is one of " \ / b f n r t u.
 //
-// Stage 2 (container) walks the offsets with the grammar of RFC 8259: a
+// Stage 2 (container) walks the tokens, lowest bit first, with the grammar
+// of RFC 8259: a
 // value, a member name and its ':', a ',' or a closing bracket, checking
 // numbers, literals and \u escapes where they start. Every byte of the
 // container is thereby accounted for: bytes outside strings that are
@@ -34,8 +35,8 @@ import (
 // container from its start, so errors are found and reported exactly as
 // before, at the cost of reading the container twice.
 
-// indexCap is the number of token offsets one refill lists at most.
-const indexCap = 256
+// maskCap is the number of blocks one refill reads at most.
+const maskCap = 64
 
 // minIndexed is the fewest bytes from a container's start to the text's end
 // for which value tries the structural index: below it, starting stage 1
@@ -51,29 +52,31 @@ type indexState struct {
 	prev   [32]byte // the 32 bytes before the next block, for the UTF-8 check
 }
 
-// An index holds the token offsets of the blocks from a container's start
+// An index holds the token masks of the blocks from a container's start
 // that stage 1 has read so far.
 type index struct {
-	buf  [indexCap]uint32
-	pos  int // the offset of the next block stage 1 reads
-	grow int // how many blocks the next refill reads at most
-	st   indexState
-	bad  bool // stage 1 found a fault: no more tokens
-	open int  // the offset of the quotation mark that opens the string stage 1 stopped in
+	masks [maskCap]uint64
+	start int // the offset of the block of masks[0]
+	pos   int // the offset of the next block stage 1 reads
+	grow  int // how many blocks the next refill reads at most
+	st    indexState
+	bad   bool // stage 1 found a fault: no more tokens
+	open  int  // the offset of the quotation mark that opens the string stage 1 stopped in
 }
 
-// refill lists the tokens of the next blocks of s.data in ix.buf and
-// returns how many it listed, at least one: where no token is left (the
-// text's end, or a fault found), the one offset len(s.data), at which
-// byteAt reads 0, which no state of container accepts. A string that
-// fills a whole block it skips with str, from its opening quotation mark,
-// and goes on after the string: str is faster on long strings.
+// refill reads the next blocks of s.data into ix.masks, from ix.start,
+// and returns how many it read, at least one with a token: where no token
+// is left (the text's end, or a fault found), one block at len(s.data) whose
+// first byte is a token, at which byteAt reads 0, which no state of
+// container accepts. A string that fills a whole block it skips with str,
+// from its opening quotation mark, and goes on after the string: str is
+// faster on long strings.
 func (s *scanner) refill(ix *index) int {
 	data := s.data
 	for !ix.bad && ix.pos < len(data) {
 		var b []byte
 		if rest := len(data) - ix.pos; rest >= 64 {
-			b = data[ix.pos : ix.pos+min(ix.grow*64, rest&^63)]
+			b = data[ix.pos : ix.pos+min(ix.grow, rest/64)*64]
 		} else {
 			// The last bytes, padded with spaces to a block: whitespace
 			// gives no token, inside a string or out.
@@ -86,21 +89,18 @@ func (s *scanner) refill(ix *index) int {
 		}
 		// A container that ends early wastes at most what was read
 		// since the last refill, as much as was read before it.
-		ix.grow = min(2*ix.grow, 1<<20)
-		done, n, bad, long := indexBlocks(b, ix.pos, &ix.st, &ix.buf)
+		ix.grow = min(2*ix.grow, maskCap)
+		start := ix.pos
+		done, n, bad, long := indexBlocks(b, &ix.st, &ix.masks)
 		ix.pos = min(ix.pos+done, len(data))
 		ix.bad = bad
 		if ix.st.inStr != 0 {
-			// The last quotation mark listed opens the string the
-			// blocks end in.
-			for j := n - 1; j >= 0; j-- {
-				if p := ix.buf[j]; data[p] == '"' {
-					ix.open = int(p)
-					break
-				}
-			}
+			// The last quotation mark among the tokens opens the string
+			// the blocks end in.
+			ix.open = lastQuote(data, start, ix.masks[:n], ix.open)
 		}
 		if n > 0 {
+			ix.start = start
 			return n
 		}
 		if long {
@@ -112,8 +112,41 @@ func (s *scanner) refill(ix *index) int {
 			ix.pos, ix.st = e, indexState{}
 		}
 	}
-	ix.buf[0] = uint32(len(data))
+	ix.masks[0], ix.start = 1, len(data)
 	return 1
+}
+
+// lastQuote returns the offset of the last token that is a quotation mark
+// in masks, the blocks from offset start, or else open.
+func lastQuote(data []byte, start int, masks []uint64, open int) int {
+	for j := len(masks) - 1; j >= 0; j-- {
+		for m := masks[j]; m != 0; {
+			b := 63 - bits.LeadingZeros64(m)
+			if p := start + 64*j + b; data[p] == '"' {
+				return p
+			}
+			m &^= 1 << b
+		}
+	}
+	return open
+}
+
+// next returns the first token of the blocks after the one of base (the
+// offset of masks[j], which has no token left) and the new t, base, j and
+// n: the rest of that token's mask, its block's offset and index, and the
+// number of masks.
+func (s *scanner) next(ix *index, base, j, n int) (p int, t uint64, _, _, _ int) {
+	for {
+		if j++; j < n {
+			base += 64
+		} else {
+			n, j = s.refill(ix), 0
+			base = ix.start
+		}
+		if t = ix.masks[j]; t != 0 {
+			return base + bits.TrailingZeros64(t), t & (t - 1), base, j, n
+		}
+	}
 }
 
 // byteAt returns data[p], or 0 if p is past the end.
@@ -139,16 +172,14 @@ func byteAt(data []byte, p int) byte {
 // first byte of the number or literal it is in.
 func (s *scanner) container(i, depth int) int {
 	data := s.data
-	if len(data) > math.MaxUint32 {
-		return -1
-	}
 	var ix index
 	ix.pos, ix.grow = i, 1
 	n := s.refill(&ix)
-	k := 1 // ix.buf[0] is i itself, the container's bracket
-	if int(ix.buf[0]) != i {
-		return -1
+	if ix.start != i || ix.masks[0]&1 == 0 {
+		return -1 // a fault in the first block
 	}
+	// t holds the tokens of the block at base (ix.masks[j]) not taken yet.
+	t, base, j := ix.masks[0]&(ix.masks[0]-1), i, 0
 	d := depth
 	p := i
 	var c byte
@@ -157,26 +188,27 @@ value: // At a token that should start a value.
 	c = byteAt(data, p)
 	switch {
 	case c == '"':
-		if k == n {
-			n, k = s.refill(&ix), 0
+		if t == 0 {
+			p, t, base, j, n = s.next(&ix, base, j, n)
+		} else {
+			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		}
-		p = int(ix.buf[k])
-		k++
-		if byteAt(data, p) == 'u' {
-			if p, k, n = s.escapes(&ix, p, k, n); p < 0 {
-				return -1
-			}
+		if c = byteAt(data, p); c != 'u' {
+			goto afterc
+		}
+		if p, t, base, j, n = s.escapes(&ix, p, t, base, j, n); p < 0 {
+			return -1
 		}
 		goto after
 	case c == '{' || c == '[':
 		if d++; d > s.deepest {
 			return -1
 		}
-		if k == n {
-			n, k = s.refill(&ix), 0
+		if t == 0 {
+			p, t, base, j, n = s.next(&ix, base, j, n)
+		} else {
+			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		}
-		p = int(ix.buf[k])
-		k++
 		if byteAt(data, p) == c+2 { // '}' is '{'+2, ']' is '['+2
 			goto closed
 		}
@@ -195,26 +227,39 @@ value: // At a token that should start a value.
 		if e < len(data) && !delimits[data[e]] && scalarEnd(data, p) < 0 {
 			return -1
 		}
+	case c == 't':
+		if len(data)-p < 5 || string(data[p:p+4]) != "true" || !delimits[data[p+4]] {
+			if scalarEnd(data, p) < 0 {
+				return -1
+			}
+		}
+	case c == 'f':
+		if len(data)-p < 6 || string(data[p:p+5]) != "false" || !delimits[data[p+5]] {
+			if scalarEnd(data, p) < 0 {
+				return -1
+			}
+		}
 	default:
 		if scalarEnd(data, p) < 0 {
 			return -1
 		}
 	}
-	if k == n {
-		n, k = s.refill(&ix), 0
+	if t == 0 {
+		p, t, base, j, n = s.next(&ix, base, j, n)
+	} else {
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	}
-	p = int(ix.buf[k])
-	k++
 after: // At the token after a value.
 	c = byteAt(data, p)
+afterc: // The same, c being its byte.
 	if obj {
 		switch c {
 		case ',':
-			if k == n {
-				n, k = s.refill(&ix), 0
+			if t == 0 {
+				p, t, base, j, n = s.next(&ix, base, j, n)
+			} else {
+				p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			}
-			p = int(ix.buf[k])
-			k++
 			goto name
 		case '}':
 			goto closed
@@ -223,11 +268,11 @@ after: // At the token after a value.
 	}
 	switch c {
 	case ',':
-		if k == n {
-			n, k = s.refill(&ix), 0
+		if t == 0 {
+			p, t, base, j, n = s.next(&ix, base, j, n)
+		} else {
+			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		}
-		p = int(ix.buf[k])
-		k++
 		goto value
 	case ']':
 		goto closed
@@ -238,41 +283,41 @@ closed: // At the bracket that closes the container at depth d.
 		return p + 1
 	}
 	obj = s.stack[d>>6]>>(d&63)&1 != 0
-	if k == n {
-		n, k = s.refill(&ix), 0
+	if t == 0 {
+		p, t, base, j, n = s.next(&ix, base, j, n)
+	} else {
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	}
-	p = int(ix.buf[k])
-	k++
 	goto after
 name: // At a token that should open a member name.
 	if byteAt(data, p) != '"' {
 		return -1
 	}
-	if k == n {
-		n, k = s.refill(&ix), 0
+	if t == 0 {
+		p, t, base, j, n = s.next(&ix, base, j, n)
+	} else {
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	}
-	p = int(ix.buf[k])
-	k++
-	if byteAt(data, p) == 'u' {
-		if p, k, n = s.escapes(&ix, p, k, n); p < 0 {
+	if c = byteAt(data, p); c != ':' {
+		if c != 'u' {
+			return -1
+		}
+		if p, t, base, j, n = s.escapes(&ix, p, t, base, j, n); p < 0 || byteAt(data, p) != ':' {
 			return -1
 		}
 	}
-	if byteAt(data, p) != ':' {
-		return -1
+	if t == 0 {
+		p, t, base, j, n = s.next(&ix, base, j, n)
+	} else {
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	}
-	if k == n {
-		n, k = s.refill(&ix), 0
-	}
-	p = int(ix.buf[k])
-	k++
 	goto value
 }
 
 // escapes checks the \u escapes of a string from p, a token with the byte
 // u, as escape does, and returns the token after the last one, with the
 // index's new k and n; or -1 if one is not an escape that str accepts.
-func (s *scanner) escapes(ix *index, p, k, n int) (int, int, int) {
+func (s *scanner) escapes(ix *index, p int, t uint64, base, j, n int) (int, uint64, int, int, int) {
 	data := s.data
 	// A u token is the u of an escape where a reverse solidus comes
 	// before it; else it starts a literal after the string (refused by
@@ -281,31 +326,33 @@ func (s *scanner) escapes(ix *index, p, k, n int) (int, int, int) {
 		r := hex4(data[p+1:])
 		switch {
 		case r < 0 || r >= 0xDC00 && r <= 0xDFFF:
-			return -1, k, n
+			return -1, t, base, j, n
 		case utf16.IsSurrogate(r):
 			// A high surrogate: a low one must follow, whose u is the
 			// next token.
 			if p+6 >= len(data) || data[p+5] != '\\' || data[p+6] != 'u' {
-				return -1, k, n
+				return -1, t, base, j, n
 			}
 			if r2 := hex4(data[p+7:]); r2 < 0xDC00 || r2 > 0xDFFF {
-				return -1, k, n
+				return -1, t, base, j, n
 			}
-			if k == n {
-				n, k = s.refill(ix), 0
+			q := p
+			if t == 0 {
+				p, t, base, j, n = s.next(ix, base, j, n)
+			} else {
+				p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			}
-			if int(ix.buf[k]) != p+6 {
-				return -1, k, n
+			if p != q+6 {
+				return -1, t, base, j, n
 			}
-			k++
 		}
-		if k == n {
-			n, k = s.refill(ix), 0
+		if t == 0 {
+			p, t, base, j, n = s.next(ix, base, j, n)
+		} else {
+			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		}
-		p = int(ix.buf[k])
-		k++
 	}
-	return p, k, n
+	return p, t, base, j, n
 }
 
 // delimits reports the bytes that may follow a number or literal: JSON
@@ -393,17 +440,17 @@ func numberEnd(data []byte, i int) int {
 }
 
 // indexRef is what indexBlocksAVX2 computes, byte by byte where it can: for
-// the 64-byte blocks of b (len(b) a multiple of 64) from offset base in the
-// text, while out has room for a block's 64 tokens, the offsets of their
-// tokens in out, carrying st from block to block. It returns the bytes of
-// b it read, the tokens it listed, and whether it stopped at a block with a
-// fault (whose tokens it does not list): an error of UTF-8 that ends in the
-// block (see utf8Error), a byte below 0x20 inside a string, or an escaped
-// byte that is not one of " \ / b f n r t u; and whether it stopped
-// before a block that starts inside a string and has no quotation mark
-// that is not escaped (long), st being as after the blocks before it.
-func indexRef(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, n int, bad, long bool) {
-	for ; done+64 <= len(b) && n+64 <= indexCap; done += 64 {
+// the 64-byte blocks of b (len(b) a multiple of 64, at most maskCap
+// blocks), the mask of each block's tokens in out, carrying st from block
+// to block. It returns the bytes of b it read, the masks it wrote, and
+// whether it stopped at a block with a fault (whose mask it does not
+// write): an error of UTF-8 that ends in the block (see utf8Error), a byte
+// below 0x20 inside a string, or an escaped byte that is not one of
+// " \ / b f n r t u; and whether it stopped before a block that starts
+// inside a string and has no quotation mark that is not escaped (long), st
+// being as after the blocks before it.
+func indexRef(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
+	for ; done+64 <= len(b) && n < maskCap; done += 64 {
 		blk := b[done : done+64]
 		var quote, solidus, ctrl, escapable, u, class, structural uint64
 		for j, c := range blk {
@@ -479,11 +526,8 @@ func indexRef(b []byte, base int, st *indexState, out *[indexCap]uint32) (done, 
 		}
 		scalar := ^(class | quote | in)
 		starts := scalar &^ (scalar<<1 | st.scalar)
-		tokens := structural&^in | quote&in | starts | u&esc
-		for ; tokens != 0; tokens &= tokens - 1 {
-			out[n] = uint32(base + done + bits.TrailingZeros64(tokens))
-			n++
-		}
+		out[n] = structural&^in | quote&in | starts | u&esc
+		n++
 		st.esc = 0
 		if escaped {
 			st.esc = 1
