@@ -19,15 +19,17 @@ func BlockPaths() []string {
 	return append(paths, "go")
 }
 
-// UseBlockPath makes Scan check strings the way named (one of BlockPaths)
-// and returns a function that restores the way before, so that tests and
+// UseBlockPath makes Scan check strings the way named (one of BlockPaths),
+// with the structural index only for "avx2", as on a processor that has
+// no faster way, and returns a function that restores the way before, so that tests and
 // benchmarks can compare them in one process.
 func UseBlockPath(name string) (restore func()) {
-	saved := [3]bool{useBlocks, useUTF8, useAVX2}
+	saved := [4]bool{useBlocks, useUTF8, useAVX2, useIndex}
 	useBlocks = name != "go" && haveBlocks
 	useAVX2 = name == "avx2" && canAVX2
 	useUTF8 = useAVX2 || name == "ssse3" && canUTF8
-	return func() { useBlocks, useUTF8, useAVX2 = saved[0], saved[1], saved[2] }
+	useIndex = useAVX2 && canIndex // the structural index needs AVX2 too
+	return func() { useBlocks, useUTF8, useAVX2, useIndex = saved[0], saved[1], saved[2], saved[3] }
 }
 
 // UseIndex makes Scan check large arrays and objects with the structural

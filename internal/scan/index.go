@@ -62,6 +62,7 @@ type index struct {
 	st    indexState
 	bad   bool // stage 1 found a fault: no more tokens
 	open  int  // the offset of the quotation mark that opens the string stage 1 stopped in
+	j, n  int  // the block whose tokens container takes (masks[j]) and the number of masks
 }
 
 // refill reads the next blocks of s.data into ix.masks, from ix.start,
@@ -132,19 +133,18 @@ func lastQuote(data []byte, start int, masks []uint64, open int) int {
 }
 
 // next returns the first token of the blocks after the one of base (the
-// offset of masks[j], which has no token left) and the new t, base, j and
-// n: the rest of that token's mask, its block's offset and index, and the
-// number of masks.
-func (s *scanner) next(ix *index, base, j, n int) (p int, t uint64, _, _, _ int) {
+// offset of ix.masks[ix.j], which has no token left), the rest of that
+// token's mask and its block's offset.
+func (s *scanner) next(ix *index, base int) (p int, t uint64, _ int) {
 	for {
-		if j++; j < n {
+		if ix.j++; ix.j < ix.n {
 			base += 64
 		} else {
-			n, j = s.refill(ix), 0
+			ix.n, ix.j = s.refill(ix), 0
 			base = ix.start
 		}
-		if t = ix.masks[j]; t != 0 {
-			return base + bits.TrailingZeros64(t), t & (t - 1), base, j, n
+		if t = ix.masks[ix.j]; t != 0 {
+			return base + bits.TrailingZeros64(t), t & (t - 1), base
 		}
 	}
 }
@@ -170,85 +170,156 @@ func byteAt(data []byte, p int) byte {
 // solidus before it starts a literal (as in "a"u); one with a reverse
 // solidus before it outside a string comes after that solidus's token, the
 // first byte of the number or literal it is in.
+//
+// The grammar is walk's; container does for it what needs a call (more
+// tokens, \u escapes, numbers other than integers), so that walk, which
+// calls nothing, keeps its state in registers.
 func (s *scanner) container(i, depth int) int {
-	data := s.data
 	var ix index
 	ix.pos, ix.grow = i, 1
-	n := s.refill(&ix)
+	ix.n = s.refill(&ix)
 	if ix.start != i || ix.masks[0]&1 == 0 {
 		return -1 // a fault in the first block
 	}
-	// t holds the tokens of the block at base (ix.masks[j]) not taken yet.
-	t, base, j := ix.masks[0]&(ix.masks[0]-1), i, 0
-	d := depth
-	p := i
+	// t holds the tokens of the block at base (ix.masks[ix.j]) not taken
+	// yet.
+	t, base := ix.masks[0]&(ix.masks[0]-1), i
+	at, p, d, obj := atValue, i, depth, false
+	for {
+		at, p, t, base, d, obj = s.walk(&ix, at, p, t, base, d, obj, depth)
+		switch {
+		case at == walkDone:
+			return p + 1
+		case at == walkFail:
+			return -1
+		case at&checkScalar != 0:
+			if scalarEnd(s.data, p) < 0 {
+				return -1
+			}
+		case at&checkEscapes != 0:
+			if p, t, base = s.escapes(&ix, p, t, base); p < 0 {
+				return -1
+			}
+		}
+		if at&needToken != 0 {
+			if t == 0 {
+				p, t, base = s.next(&ix, base)
+			} else {
+				p, t = base+bits.TrailingZeros64(t), t&(t-1)
+			}
+		}
+		at &= resume
+	}
+}
+
+// The places where walk goes on (the low bits of what it returns and is
+// given), and what container does first.
+const (
+	atValue   = iota // p is a token that should start a value
+	atAfter          // p is the token after a value
+	atString         // p is the token after the opening mark of a string value
+	atOpened         // p is the token after an opening bracket (obj tells which)
+	atName           // p is a token that should open a member name
+	atNamed          // p is the token after the opening mark of a member name
+	atColon          // p is a token that should be a name separator
+	resume    = 7    // the bits of the place
+	needToken = 8    // take the next token into p
+	// Before that: check the number or literal at p, or the \u escapes
+	// from p (the token after them into p), or neither.
+	checkScalar  = 16
+	checkEscapes = 32
+	walkDone     = 64 // p is the bracket that closes the container
+	walkFail     = 65 // the container is not one walk vouches for
+)
+
+// walk checks the tokens of a container from p, at the place at (see
+// atValue), t holding the tokens of the block at base (ix.masks[ix.j]) not
+// taken yet, d the depth and obj whether the container at d is an object,
+// until it needs container (needToken, checkScalar, checkEscapes), finds
+// the container's end (walkDone) or a fault (walkFail). It returns where to
+// go on and its state.
+func (s *scanner) walk(ix *index, at, p int, t uint64, base, d int, obj bool, depth int) (int, int, uint64, int, int, bool) {
+	data := s.data
 	var c byte
-	obj := false // the container at depth d is an object (kept beside s.stack)
+	// Where t == 0, no token of the block at base is left: the next is in
+	// the next block, if it has one and stage 1 has read it, else
+	// container takes it.
+	switch at {
+	case atAfter:
+		goto after
+	case atString:
+		goto str
+	case atOpened:
+		goto opened
+	case atName:
+		goto name
+	case atNamed:
+		goto named
+	case atColon:
+		goto colon
+	}
 value: // At a token that should start a value.
 	c = byteAt(data, p)
 	switch {
 	case c == '"':
 		if t == 0 {
-			p, t, base, j, n = s.next(&ix, base, j, n)
-		} else {
-			p, t = base+bits.TrailingZeros64(t), t&(t-1)
+			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+				return needToken | atString, p, t, base, d, obj
+			}
+			ix.j++
+			base += 64
+			t = ix.masks[ix.j]
 		}
-		if c = byteAt(data, p); c != 'u' {
-			goto afterc
-		}
-		if p, t, base, j, n = s.escapes(&ix, p, t, base, j, n); p < 0 {
-			return -1
-		}
-		goto after
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		goto str
 	case c == '{' || c == '[':
 		if d++; d > s.deepest {
-			return -1
+			return walkFail, p, t, base, d, obj
+		}
+		if obj = c == '{'; obj {
+			s.stack[d>>6] |= 1 << (d & 63)
+		} else {
+			s.stack[d>>6] &^= 1 << (d & 63)
 		}
 		if t == 0 {
-			p, t, base, j, n = s.next(&ix, base, j, n)
-		} else {
-			p, t = base+bits.TrailingZeros64(t), t&(t-1)
+			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+				return needToken | atOpened, p, t, base, d, obj
+			}
+			ix.j++
+			base += 64
+			t = ix.masks[ix.j]
 		}
-		if byteAt(data, p) == c+2 { // '}' is '{'+2, ']' is '['+2
-			goto closed
-		}
-		if obj = c == '{'; !obj {
-			s.stack[d>>6] &^= 1 << (d & 63)
-			goto value
-		}
-		s.stack[d>>6] |= 1 << (d & 63)
-		goto name
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		goto opened
 	case c-'1' <= 8:
 		// An integer, unless a fraction or an exponent follows.
 		e := p + 1
 		for e < len(data) && data[e]-'0' <= 9 {
 			e++
 		}
-		if e < len(data) && !delimits[data[e]] && scalarEnd(data, p) < 0 {
-			return -1
+		if e < len(data) && !delimits[data[e]] {
+			return checkScalar | needToken | atAfter, p, t, base, d, obj
 		}
 	case c == 't':
 		if len(data)-p < 5 || string(data[p:p+4]) != "true" || !delimits[data[p+4]] {
-			if scalarEnd(data, p) < 0 {
-				return -1
-			}
+			return checkScalar | needToken | atAfter, p, t, base, d, obj
 		}
 	case c == 'f':
 		if len(data)-p < 6 || string(data[p:p+5]) != "false" || !delimits[data[p+5]] {
-			if scalarEnd(data, p) < 0 {
-				return -1
-			}
+			return checkScalar | needToken | atAfter, p, t, base, d, obj
 		}
 	default:
-		if scalarEnd(data, p) < 0 {
-			return -1
-		}
+		return checkScalar | needToken | atAfter, p, t, base, d, obj
 	}
 	if t == 0 {
-		p, t, base, j, n = s.next(&ix, base, j, n)
-	} else {
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return needToken | atAfter, p, t, base, d, obj
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
 	}
+	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 after: // At the token after a value.
 	c = byteAt(data, p)
 afterc: // The same, c being its byte.
@@ -256,68 +327,118 @@ afterc: // The same, c being its byte.
 		switch c {
 		case ',':
 			if t == 0 {
-				p, t, base, j, n = s.next(&ix, base, j, n)
-			} else {
-				p, t = base+bits.TrailingZeros64(t), t&(t-1)
+				if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+					return needToken | atName, p, t, base, d, obj
+				}
+				ix.j++
+				base += 64
+				t = ix.masks[ix.j]
 			}
+			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			goto name
 		case '}':
 			goto closed
 		}
-		return -1
+		return walkFail, p, t, base, d, obj
 	}
 	switch c {
 	case ',':
 		if t == 0 {
-			p, t, base, j, n = s.next(&ix, base, j, n)
-		} else {
-			p, t = base+bits.TrailingZeros64(t), t&(t-1)
+			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+				return needToken | atValue, p, t, base, d, obj
+			}
+			ix.j++
+			base += 64
+			t = ix.masks[ix.j]
 		}
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		goto value
 	case ']':
 		goto closed
 	}
-	return -1
+	return walkFail, p, t, base, d, obj
+str: // At the token after the opening mark of a string value.
+	if c = byteAt(data, p); c == 'u' && data[p-1] == '\\' {
+		return checkEscapes | atAfter, p, t, base, d, obj
+	}
+	goto afterc
+opened: // At the token after an opening bracket.
+	if obj {
+		if byteAt(data, p) == '}' {
+			goto closed
+		}
+		goto name
+	}
+	if byteAt(data, p) == ']' {
+		goto closed
+	}
+	goto value
 closed: // At the bracket that closes the container at depth d.
 	if d--; d == depth {
-		return p + 1
+		return walkDone, p, t, base, d, obj
 	}
 	obj = s.stack[d>>6]>>(d&63)&1 != 0
 	if t == 0 {
-		p, t, base, j, n = s.next(&ix, base, j, n)
-	} else {
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return needToken | atAfter, p, t, base, d, obj
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
 	}
+	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	goto after
 name: // At a token that should open a member name.
 	if byteAt(data, p) != '"' {
-		return -1
+		return walkFail, p, t, base, d, obj
 	}
 	if t == 0 {
-		p, t, base, j, n = s.next(&ix, base, j, n)
-	} else {
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return needToken | atNamed, p, t, base, d, obj
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
 	}
+	p, t = base+bits.TrailingZeros64(t), t&(t-1)
+named: // At the token after the opening mark of a member name.
 	if c = byteAt(data, p); c != ':' {
-		if c != 'u' {
-			return -1
+		if c == 'u' && data[p-1] == '\\' {
+			return checkEscapes | atColon, p, t, base, d, obj
 		}
-		if p, t, base, j, n = s.escapes(&ix, p, t, base, j, n); p < 0 || byteAt(data, p) != ':' {
-			return -1
-		}
+		return walkFail, p, t, base, d, obj
 	}
 	if t == 0 {
-		p, t, base, j, n = s.next(&ix, base, j, n)
-	} else {
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return needToken | atValue, p, t, base, d, obj
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
 	}
+	p, t = base+bits.TrailingZeros64(t), t&(t-1)
+	goto value
+colon: // At a token that should be a name separator.
+	if byteAt(data, p) != ':' {
+		return walkFail, p, t, base, d, obj
+	}
+	if t == 0 {
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return needToken | atValue, p, t, base, d, obj
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
+	}
+	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	goto value
 }
 
-// escapes checks the \u escapes of a string from p, a token with the byte
-// u, as escape does, and returns the token after the last one, with the
-// index's new k and n; or -1 if one is not an escape that str accepts.
-func (s *scanner) escapes(ix *index, p int, t uint64, base, j, n int) (int, uint64, int, int, int) {
+// escapes checks the \u escapes of a string from p, the u of one, as
+// escape does, and returns the token after the last one, with the
+// rest of its block's mask and the block's offset (see next); or -1 if one
+// is not an escape that str accepts.
+func (s *scanner) escapes(ix *index, p int, t uint64, base int) (int, uint64, int) {
 	data := s.data
 	// A u token is the u of an escape where a reverse solidus comes
 	// before it; else it starts a literal after the string (refused by
@@ -326,33 +447,33 @@ func (s *scanner) escapes(ix *index, p int, t uint64, base, j, n int) (int, uint
 		r := hex4(data[p+1:])
 		switch {
 		case r < 0 || r >= 0xDC00 && r <= 0xDFFF:
-			return -1, t, base, j, n
+			return -1, t, base
 		case utf16.IsSurrogate(r):
 			// A high surrogate: a low one must follow, whose u is the
 			// next token.
 			if p+6 >= len(data) || data[p+5] != '\\' || data[p+6] != 'u' {
-				return -1, t, base, j, n
+				return -1, t, base
 			}
 			if r2 := hex4(data[p+7:]); r2 < 0xDC00 || r2 > 0xDFFF {
-				return -1, t, base, j, n
+				return -1, t, base
 			}
 			q := p
 			if t == 0 {
-				p, t, base, j, n = s.next(ix, base, j, n)
+				p, t, base = s.next(ix, base)
 			} else {
 				p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			}
 			if p != q+6 {
-				return -1, t, base, j, n
+				return -1, t, base
 			}
 		}
 		if t == 0 {
-			p, t, base, j, n = s.next(ix, base, j, n)
+			p, t, base = s.next(ix, base)
 		} else {
 			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		}
 	}
-	return p, t, base, j, n
+	return p, t, base
 }
 
 // delimits reports the bytes that may follow a number or literal: JSON
