@@ -69,30 +69,38 @@ type index struct {
 // and returns how many it read, at least one with a token: where no token
 // is left (the text's end, or a fault found), one block at len(s.data) whose
 // first byte is a token, at which byteAt reads 0, which no state of
-// container accepts. A string that fills a whole block it skips with str,
-// from its opening quotation mark, and goes on after the string: str is
-// faster on long strings.
+// container accepts. Where the blocks read before end inside a string
+// (stage 1 stops before a block inside one, a long string), it skips the
+// rest of the string with str, from its opening quotation mark, and goes
+// on after it: str is faster on strings, and stage 1 has nothing to find
+// there.
 func (s *scanner) refill(ix *index) int {
 	data := s.data
 	for !ix.bad && ix.pos < len(data) {
+		if ix.st.inStr != 0 {
+			e := s.str(ix.open)
+			if s.flt != ok {
+				s.flt = ok // value finds it again, in its place
+				break
+			}
+			ix.pos, ix.st = e, indexState{}
+			continue
+		}
 		var b []byte
 		if rest := len(data) - ix.pos; rest >= 64 {
 			b = data[ix.pos : ix.pos+min(ix.grow, rest/64)*64]
 		} else {
 			// The last bytes, padded with spaces to a block: whitespace
 			// gives no token, inside a string or out.
-			var tail [64]byte
+			tail := spaces
 			copy(tail[:], data[ix.pos:])
-			for j := rest; j < 64; j++ {
-				tail[j] = ' '
-			}
 			b = tail[:]
 		}
 		// A container that ends early wastes at most what was read
 		// since the last refill, as much as was read before it.
 		ix.grow = min(2*ix.grow, maskCap)
 		start := ix.pos
-		done, n, bad, long := indexBlocks(b, &ix.st, &ix.masks)
+		done, n, bad, _ := indexBlocks(b, &ix.st, &ix.masks)
 		ix.pos = min(ix.pos+done, len(data))
 		ix.bad = bad
 		if ix.st.inStr != 0 {
@@ -103,14 +111,6 @@ func (s *scanner) refill(ix *index) int {
 		if n > 0 {
 			ix.start = start
 			return n
-		}
-		if long {
-			e := s.str(ix.open)
-			if s.flt != ok {
-				s.flt = ok // value finds it again, in its place
-				break
-			}
-			ix.pos, ix.st = e, indexState{}
 		}
 	}
 	ix.masks[0], ix.start = 1, len(data)
@@ -148,6 +148,12 @@ func (s *scanner) next(ix *index, base int) (p int, t uint64, _ int) {
 		}
 	}
 }
+
+// spaces is a block of spaces, for the last bytes of a text.
+var spaces = [64]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+	' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
 
 // byteAt returns data[p], or 0 if p is past the end.
 func byteAt(data []byte, p int) byte {
