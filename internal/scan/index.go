@@ -12,22 +12,21 @@ import (
 //
 // Stage 1 (indexBlocks, in assembly) looks at 64 bytes a block and writes a
 // mask of the block's tokens, a bit for each byte that starts one: the
-// structural characters { } [ ] , :
-// outside strings, the quotation mark that opens each string, the first
-// byte of each number
-// or literal (a byte outside strings that is not whitespace, not structural
-// and not a quotation mark, after one that is), and the u of each \u escape.
-// On the way it checks, for every byte of the block at once, what needs no
-// context but the block: UTF-8 (RFC 3629), that no byte below 0x20 is inside
-// a string, and that every escaped byte is one of " \ / b f n r t u.
+// structural characters { } [ ] , : outside strings, the quotation mark
+// that opens each string, the first byte of each number or literal (a
+// byte outside strings that is not whitespace, not structural and not a
+// quotation mark, after one that is), and the u of each \u escape. On the
+// way it checks, for every byte of the block at once, what needs no
+// context but the block: UTF-8 (RFC 3629), that no byte below 0x20 is
+// inside a string, and that every escaped byte is one of " \ / b f n r t u.
 //
-// Stage 2 (container) walks the tokens, lowest bit first, with the grammar
-// of RFC 8259: a
-// value, a member name and its ':', a ',' or a closing bracket, checking
-// numbers, literals and \u escapes where they start. Every byte of the
-// container is thereby accounted for: bytes outside strings that are
-// neither whitespace nor a token are inside a number or literal, which
-// must end at whitespace, a structural character or a quotation mark.
+// Stage 2 (container and walk) takes the tokens, lowest bit first, with the
+// grammar of RFC 8259: a value, a member name and its ':', a ',' or a
+// closing bracket, checking numbers, literals and \u escapes where they
+// start. Every byte of the container is thereby accounted for: bytes
+// outside strings that are neither whitespace nor a token are inside a
+// number or literal, which must end at whitespace, a structural character
+// or a quotation mark.
 //
 // container only ever vouches for a container that value accepts, with the
 // same end; where it cannot (any fault, nesting deeper than the scanner's
