@@ -585,10 +585,10 @@ istrings:
 	JNZ   ilong // inside a string the whole block: a long one
 
 ishort:
-	MOVQ R12, X2
+	VMOVQ R12, X2
 	VPCMPEQB X3, X3, X3
 	VPCLMULQDQ $0x00, X3, X2, X2 // times all ones: the prefix XOR
-	MOVQ X2, AX
+	VMOVQ X2, AX
 	XORQ R10, AX // AX: inside strings
 
 	// No byte below 0x20 inside a string.

@@ -29,16 +29,16 @@
 // With AVX2 one loop in assembly (stringBlocksAVX2) also finds a block's
 // escapes and runs to the first block with a byte to look at; the SSSE3 and
 // SSE2 paths classify up to 16 blocks a call and find escapes in Go.
-// Where the processor has AVX2 (with BMI1, POPCNT and PCLMULQDQ, which
-// every such processor has), an array or object that starts at least 128
-// bytes before the text's end is checked with a structural index
-// (index.go): one pass in assembly lists, 64 bytes a block, the offsets of
-// its tokens (structural characters, opening quotation marks, the first
-// byte of each number or literal, the u of each \u escape) and checks
-// UTF-8, control characters and escapes for the whole block at once; a
-// walk in Go over those offsets checks the grammar. A string that fills a
+// Where the processor has AVX2 (and PCLMULQDQ, which every such processor
+// has), the rest of an array or object in which 32 values have been
+// checked is checked with a structural index (index.go): one pass in
+// assembly writes, 64 bytes a block, a mask of the bytes that start a token
+// (structural characters, opening quotation marks, the first byte of each
+// number or literal, the u of each \u escape) and checks UTF-8, control
+// characters and escapes for the whole block at once; a walk in Go takes
+// the tokens from the masks and checks the grammar. A string that fills a
 // whole block is left to the string checker above. What the index does
-// not accept is checked again from the container's start without it, so
+// not vouch for is checked again from the value's start without it, so
 // that errors and their offsets do not depend on the path.
 // The purego build tag, like every other platform, keeps the pure Go path,
 // which checks eight bytes a step. All accept and refuse exactly the same

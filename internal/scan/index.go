@@ -28,19 +28,22 @@ import (
 // number or literal, which must end at whitespace, a structural character
 // or a quotation mark.
 //
-// container only ever vouches for a container that value accepts, with the
-// same end; where it cannot (any fault, nesting deeper than the scanner's
-// stack, a \u escape it refuses), it gives up and value checks the
-// container from its start, so errors are found and reported exactly as
-// before, at the cost of reading the container twice.
+// value starts every container itself and hands the rest to the index
+// after indexAfter values. container only ever vouches for containers that
+// value accepts, with the same end; where it cannot (any fault, nesting
+// deeper than the scanner's stack, a \u escape it refuses), it gives up
+// and value checks the value from its start without it, so errors are
+// found and reported exactly as before, at the cost of reading the value
+// twice.
 
 // maskCap is the number of blocks one refill reads at most.
 const maskCap = 64
 
-// minIndexed is the fewest bytes from a container's start to the text's end
-// for which value tries the structural index: below it, starting stage 1
-// costs more than it saves.
-const minIndexed = 128
+// indexAfter is the number of values inside its containers after which
+// value hands the rest of them to the structural index: fewer cost less
+// byte by byte than starting the index (a small params object, an element
+// of a batch, a result made mostly of one long string).
+const indexAfter = 32
 
 // indexState is what stage 1 carries from one 64-byte block to the next;
 // indexBlocksAVX2 reads and writes it at these offsets.
@@ -162,10 +165,13 @@ func byteAt(data []byte, p int) byte {
 	return 0
 }
 
-// container checks the array or object at data[i] ('[' or '{') inside
-// containers nested depth deep with the structural index, and returns the
-// offset after it, as value would; or -1 where it does not vouch for it,
-// for value to check it itself.
+// container checks the rest of the containers that value is in at data[i],
+// just after a value inside them (outside any string), nested d deep in
+// all and depth deep outside the value value checks, with the structural
+// index; it returns the offset after the outermost of them (at depth+1),
+// as value would, or -1 where it does not vouch for them, for value to
+// check them itself. It sets the bits of s.stack above depth as it goes,
+// as value does.
 //
 // A string gives one token, its opening quotation mark, then one for each
 // \u escape in it (the u, after a reverse solidus): the first token after
@@ -179,21 +185,25 @@ func byteAt(data []byte, p int) byte {
 // The grammar is walk's; container does for it what needs a call (more
 // tokens, \u escapes, numbers other than integers), so that walk, which
 // calls nothing, keeps its state in registers.
-func (s *scanner) container(i, depth int) int {
+func (s *scanner) container(i, d, depth int) int {
 	var ix index
 	ix.pos, ix.grow = i, 1
 	ix.n = s.refill(&ix)
-	if ix.start != i || ix.masks[0]&1 == 0 {
-		return -1 // a fault in the first block
-	}
 	// t holds the tokens of the block at base (ix.masks[ix.j]) not taken
 	// yet.
-	t, base := ix.masks[0]&(ix.masks[0]-1), i
-	at, p, d, obj := atValue, i, depth, false
+	t, base := ix.masks[0], ix.start
+	var p int
+	if t == 0 {
+		p, t, base = s.next(&ix, base)
+	} else {
+		p, t = base+bits.TrailingZeros64(t), t&(t-1)
+	}
+	at, obj := atAfter, s.stack[d>>6]>>(d&63)&1 != 0
 	for {
 		at, p, t, base, d, obj = s.walk(&ix, at, p, t, base, d, obj, depth)
 		switch {
 		case at == walkDone:
+			s.indexed++
 			return p + 1
 		case at == walkFail:
 			return -1
@@ -469,7 +479,11 @@ func (s *scanner) escapes(ix *index, p int, t uint64, base int) (int, uint64, in
 				p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			}
 			if p != q+6 {
-				return -1, t, base
+				// Stage 1 did not read the low surrogate's block:
+				// refill finished the string with str, which checked
+				// it, and p is the token after the string (or the
+				// text's end, which the caller refuses).
+				continue
 			}
 		}
 		if t == 0 {
@@ -570,12 +584,18 @@ func numberEnd(data []byte, i int) int {
 // blocks), the mask of each block's tokens in out, carrying st from block
 // to block. It returns the bytes of b it read, the masks it wrote, and
 // whether it stopped at a block with a fault (whose mask it does not
-// write): an error of UTF-8 that ends in the block (see utf8Error), a byte
-// below 0x20 inside a string, or an escaped byte that is not one of
-// " \ / b f n r t u; and whether it stopped before a block that starts
+// write, st being left as before the call): an error of UTF-8 that ends in
+// the block (see utf8Error), a byte below 0x20 inside a string, or an
+// escaped byte that is not one of " \ / b f n r t u; and whether it stopped before a block that starts
 // inside a string and has no quotation mark that is not escaped (long), st
 // being as after the blocks before it.
 func indexRef(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
+	st0 := *st
+	defer func() {
+		if bad {
+			*st = st0 // as before the call, as indexBlocksAVX2 leaves it
+		}
+	}()
 	for ; done+64 <= len(b) && n < maskCap; done += 64 {
 		blk := b[done : done+64]
 		var quote, solidus, ctrl, escapable, u, class, structural uint64

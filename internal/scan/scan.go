@@ -193,6 +193,9 @@ type scanner struct {
 	// less in the first try of Scan, which fails with faultDeeper below
 	// it.
 	deepest int
+	// indexed counts the containers the structural index vouched for,
+	// for tests.
+	indexed int
 }
 
 // shallow is the deepest nesting that Scan's first try has room for, in
@@ -547,6 +550,8 @@ func (s *scanner) value(i, depth int) int {
 		j       int
 		low, qm uint64
 		obj     bool
+		values  int // the values inside containers checked so far
+		start   = i
 	)
 top: // At the first byte of a value; i < len(data).
 	c = data[i]
@@ -583,14 +588,6 @@ top: // At the first byte of a value; i < len(data).
 	}
 	switch c {
 	case '{', '[':
-		if d == depth && useIndex && len(data)-i >= minIndexed {
-			// A large container: with the structural index, unless it
-			// does not vouch for it.
-			if end := s.container(i, d); end >= 0 {
-				i = end
-				goto after
-			}
-		}
 		if d++; d > s.deepest {
 			if d <= maxDepth {
 				return s.fail(i, faultDeeper)
@@ -638,6 +635,17 @@ top: // At the first byte of a value; i < len(data).
 after: // After a value: close containers, or go on to the next element.
 	if d == depth {
 		return i
+	}
+	if values++; values == indexAfter && useIndex {
+		// A large container: the rest of it with the structural
+		// index, unless that does not vouch for it. Then value checks
+		// it all again from the start, byte by byte (the index has
+		// changed s.stack).
+		if end := s.container(i, d, depth); end >= 0 {
+			return end
+		}
+		i, d = start, depth
+		goto top
 	}
 	i = ws(data, i)
 	if i >= len(data) {
