@@ -30,7 +30,7 @@
 // escapes and runs to the first block with a byte to look at; the SSSE3 and
 // SSE2 paths classify up to 16 blocks a call and find escapes in Go.
 // Where the processor has AVX2 (and PCLMULQDQ, which every such processor
-// has), the rest of an array or object in which 32 values have been
+// has), the rest of an array or object in which 16 values have been
 // checked is checked with a structural index (index.go): one pass in
 // assembly writes, 64 bytes a block, a mask of the bytes that start a token
 // (structural characters, opening quotation marks, the first byte of each
