@@ -230,6 +230,23 @@ func (s *scanner) container(i, d, depth int) int {
 	}
 }
 
+// take returns walk's next token, the rest of its block's mask and the
+// block's offset, from t, the tokens of the block at base (ix.masks[ix.j])
+// not taken yet, or from the next block if t is 0 and that block has a
+// token and has been read; else got is false (and t 0), for container to
+// take it. It is small enough to be inlined, so that walk calls nothing.
+func take(ix *index, t uint64, base int) (p int, _ uint64, _ int, got bool) {
+	if t == 0 {
+		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
+			return 0, 0, base, false
+		}
+		ix.j++
+		base += 64
+		t = ix.masks[ix.j]
+	}
+	return base + bits.TrailingZeros64(t), t & (t - 1), base, true
+}
+
 // The places where walk goes on (the low bits of what it returns and is
 // given), and what container does first.
 const (
@@ -258,10 +275,10 @@ const (
 // go on and its state.
 func (s *scanner) walk(ix *index, at, p int, t uint64, base, d int, obj bool, depth int) (int, int, uint64, int, int, bool) {
 	data := s.data
-	var c byte
-	// Where t == 0, no token of the block at base is left: the next is in
-	// the next block, if it has one and stage 1 has read it, else
-	// container takes it.
+	var (
+		c  byte
+		got bool
+	)
 	switch at {
 	case atAfter:
 		goto after
@@ -280,15 +297,9 @@ value: // At a token that should start a value.
 	c = byteAt(data, p)
 	switch {
 	case c == '"':
-		if t == 0 {
-			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-				return needToken | atString, p, t, base, d, obj
-			}
-			ix.j++
-			base += 64
-			t = ix.masks[ix.j]
+		if p, t, base, got = take(ix, t, base); !got {
+			return needToken | atString, p, t, base, d, obj
 		}
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		goto str
 	case c == '{' || c == '[':
 		if d++; d > s.deepest {
@@ -299,15 +310,9 @@ value: // At a token that should start a value.
 		} else {
 			s.stack[d>>6] &^= 1 << (d & 63)
 		}
-		if t == 0 {
-			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-				return needToken | atOpened, p, t, base, d, obj
-			}
-			ix.j++
-			base += 64
-			t = ix.masks[ix.j]
+		if p, t, base, got = take(ix, t, base); !got {
+			return needToken | atOpened, p, t, base, d, obj
 		}
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		goto opened
 	case c-'1' <= 8:
 		// An integer, unless a fraction or an exponent follows.
@@ -329,30 +334,18 @@ value: // At a token that should start a value.
 	default:
 		return checkScalar | needToken | atAfter, p, t, base, d, obj
 	}
-	if t == 0 {
-		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-			return needToken | atAfter, p, t, base, d, obj
-		}
-		ix.j++
-		base += 64
-		t = ix.masks[ix.j]
+	if p, t, base, got = take(ix, t, base); !got {
+		return needToken | atAfter, p, t, base, d, obj
 	}
-	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 after: // At the token after a value.
 	c = byteAt(data, p)
 afterc: // The same, c being its byte.
 	if obj {
 		switch c {
 		case ',':
-			if t == 0 {
-				if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-					return needToken | atName, p, t, base, d, obj
-				}
-				ix.j++
-				base += 64
-				t = ix.masks[ix.j]
+			if p, t, base, got = take(ix, t, base); !got {
+				return needToken | atName, p, t, base, d, obj
 			}
-			p, t = base+bits.TrailingZeros64(t), t&(t-1)
 			goto name
 		case '}':
 			goto closed
@@ -361,15 +354,9 @@ afterc: // The same, c being its byte.
 	}
 	switch c {
 	case ',':
-		if t == 0 {
-			if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-				return needToken | atValue, p, t, base, d, obj
-			}
-			ix.j++
-			base += 64
-			t = ix.masks[ix.j]
+		if p, t, base, got = take(ix, t, base); !got {
+			return needToken | atValue, p, t, base, d, obj
 		}
-		p, t = base+bits.TrailingZeros64(t), t&(t-1)
 		goto value
 	case ']':
 		goto closed
@@ -396,29 +383,17 @@ closed: // At the bracket that closes the container at depth d.
 		return walkDone, p, t, base, d, obj
 	}
 	obj = s.stack[d>>6]>>(d&63)&1 != 0
-	if t == 0 {
-		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-			return needToken | atAfter, p, t, base, d, obj
-		}
-		ix.j++
-		base += 64
-		t = ix.masks[ix.j]
+	if p, t, base, got = take(ix, t, base); !got {
+		return needToken | atAfter, p, t, base, d, obj
 	}
-	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	goto after
 name: // At a token that should open a member name.
 	if byteAt(data, p) != '"' {
 		return walkFail, p, t, base, d, obj
 	}
-	if t == 0 {
-		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-			return needToken | atNamed, p, t, base, d, obj
-		}
-		ix.j++
-		base += 64
-		t = ix.masks[ix.j]
+	if p, t, base, got = take(ix, t, base); !got {
+		return needToken | atNamed, p, t, base, d, obj
 	}
-	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 named: // At the token after the opening mark of a member name.
 	if c = byteAt(data, p); c != ':' {
 		if c == 'u' && data[p-1] == '\\' {
@@ -426,29 +401,17 @@ named: // At the token after the opening mark of a member name.
 		}
 		return walkFail, p, t, base, d, obj
 	}
-	if t == 0 {
-		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-			return needToken | atValue, p, t, base, d, obj
-		}
-		ix.j++
-		base += 64
-		t = ix.masks[ix.j]
+	if p, t, base, got = take(ix, t, base); !got {
+		return needToken | atValue, p, t, base, d, obj
 	}
-	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	goto value
 colon: // At a token that should be a name separator.
 	if byteAt(data, p) != ':' {
 		return walkFail, p, t, base, d, obj
 	}
-	if t == 0 {
-		if ix.j+1 == ix.n || ix.masks[ix.j+1] == 0 {
-			return needToken | atValue, p, t, base, d, obj
-		}
-		ix.j++
-		base += 64
-		t = ix.masks[ix.j]
+	if p, t, base, got = take(ix, t, base); !got {
+		return needToken | atValue, p, t, base, d, obj
 	}
-	p, t = base+bits.TrailingZeros64(t), t&(t-1)
 	goto value
 }
 
@@ -539,47 +502,14 @@ func scalarEnd(data []byte, p int) int {
 }
 
 // numberEnd returns the offset after the number at data[i] (RFC 8259
-// section 6), or -1 if none starts there. It is scanner.number without the
+// section 6), or -1 if none starts there: scanner.number without the
 // fault.
 func numberEnd(data []byte, i int) int {
-	if data[i] == '-' {
-		i++
+	s := scanner{data: data}
+	if e := s.number(i); s.flt == ok {
+		return e
 	}
-	switch {
-	case i >= len(data):
-		return -1
-	case data[i] == '0':
-		i++
-	case data[i]-'1' <= 8:
-		i++
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	default:
-		return -1
-	}
-	if i < len(data) && data[i] == '.' {
-		i++
-		if i >= len(data) || data[i]-'0' > 9 {
-			return -1
-		}
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	if i < len(data) && data[i]|0x20 == 'e' {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= len(data) || data[i]-'0' > 9 {
-			return -1
-		}
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	return i
+	return -1
 }
 
 // indexRef is what indexBlocksAVX2 computes, byte by byte where it can: for
