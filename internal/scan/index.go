@@ -250,15 +250,15 @@ func take(ix *index, t uint64, base int) (p int, _ uint64, _ int, got bool) {
 // The places where walk goes on (the low bits of what it returns and is
 // given), and what container does first.
 const (
-	atValue   = iota // p is a token that should start a value
-	atAfter          // p is the token after a value
-	atString         // p is the token after the opening mark of a string value
-	atOpened         // p is the token after an opening bracket (obj tells which)
-	atName           // p is a token that should open a member name
-	atNamed          // p is the token after the opening mark of a member name
-	atColon          // p is a token that should be a name separator
-	resume    = 7    // the bits of the place
-	needToken = 8    // take the next token into p
+	atValue   = 1 + iota // p is a token that should start a value
+	atAfter              // p is the token after a value
+	atString             // p is the token after the opening mark of a string value
+	atOpened             // p is the token after an opening bracket (obj tells which)
+	atName               // p is a token that should open a member name
+	atNamed              // p is the token after the opening mark of a member name
+	atColon              // p is a token that should be a name separator
+	resume    = 7        // the bits of the place
+	needToken = 8        // take the next token into p
 	// Before that: check the number or literal at p, or the \u escapes
 	// from p (the token after them into p), or neither.
 	checkScalar  = 16
@@ -276,7 +276,7 @@ const (
 func (s *scanner) walk(ix *index, at, p int, t uint64, base, d int, obj bool, depth int) (int, int, uint64, int, int, bool) {
 	data := s.data
 	var (
-		c  byte
+		c   byte
 		got bool
 	)
 	switch at {
