@@ -1,6 +1,8 @@
 // Package scan finds the members that decide a JSON-RPC 2.0 message's
 // meaning (id, method, result, error, jsonrpc, params) in one pass over a
-// JSON text, without decoding anything and without allocating.
+// JSON text (two stages over the large arrays and objects that the
+// structural index below takes), without decoding anything and without
+// allocating.
 //
 // Scan validates the whole text as strictly as rpcid.Parse validates an id:
 // RFC 8259 exactly, and in addition invalid UTF-8 (section 8.1) and \u
@@ -24,20 +26,22 @@
 // with AVX2 or SSSE3 where the processor has them (found with CPUID), which
 // check the UTF-8 of a block too (the method of Keiser and Lemire, 2021),
 // else with SSE2, which every amd64 processor has, and UTF-8 one sequence
-// at a time. GODEBUG=cpu.avx2=off turns the AVX2 path off, cpu.ssse3=off
-// the SSSE3 one and cpu.all=off both, as they turn off Go's own assembly.
+// at a time. GODEBUG=cpu.avx2=off turns the AVX2 paths off (the structural
+// index with them), cpu.ssse3=off the SSSE3 one and cpu.all=off both, as
+// they turn off Go's own assembly.
 // With AVX2 one loop in assembly (stringBlocksAVX2) also finds a block's
 // escapes and runs to the first block with a byte to look at; the SSSE3 and
 // SSE2 paths classify up to 16 blocks a call and find escapes in Go.
 // Where the processor has AVX2 (and PCLMULQDQ, which every such processor
-// has), the rest of an array or object in which 16 values have been
-// checked is checked with a structural index (index.go): one pass in
+// has), once 16 values inside a member's value (counted at every depth)
+// have been checked, the rest of its outermost array or object is checked
+// with a structural index (index.go): one pass in
 // assembly writes, 64 bytes a block, a mask of the bytes that start a token
 // (structural characters, opening quotation marks, the first byte of each
 // number or literal, the u of each \u escape) and checks UTF-8, control
 // characters and escapes for the whole block at once; a walk in Go takes
-// the tokens from the masks and checks the grammar. A string that fills a
-// whole block is left to the string checker above. What the index does
+// the tokens from the masks and checks the grammar. A string that the
+// blocks read so far end in is finished by the string checker above. What the index does
 // not vouch for is checked again from the value's start without it, so
 // that errors and their offsets do not depend on the path.
 // The purego build tag, like every other platform, keeps the pure Go path,

@@ -39,13 +39,15 @@ import (
 // maskCap is the number of blocks one refill reads at most.
 const maskCap = 64
 
-// indexAfter is the number of values inside its containers after which
-// value hands the rest of them to the structural index: fewer cost less
-// byte by byte than starting the index (a small params object, an element
-// of a batch, a result made mostly of one long string). With 8, a batch of
-// requests with 12 values in each params is 6% slower than without the
-// index; with 16 it is not, and 1 KB of a tools/list result is checked 15%
-// faster than with 32 (BenchmarkSmallContainers, BenchmarkMessage).
+// indexAfter is the number of values inside the value that value checks
+// (counted at every depth, closed containers included) after which it
+// hands the rest of its outermost array or object to the structural
+// index: fewer cost less byte by byte than starting the index (a small
+// params object, an element of a batch, a result made mostly of one long
+// string). Measured by changing it: with 8, a batch of requests with 12
+// values in each params was 6% slower than without the index; with 16 it
+// is not, and 1 KB of a tools/list result was checked 15% faster than with
+// 32 (BenchmarkSmallContainers, BenchmarkMessage).
 const indexAfter = 16
 
 // indexState is what stage 1 carries from one 64-byte block to the next;
@@ -57,8 +59,9 @@ type indexState struct {
 	prev   [32]byte // the 32 bytes before the next block, for the UTF-8 check
 }
 
-// An index holds the token masks of the blocks from a container's start
-// that stage 1 has read so far.
+// An index holds the token masks of the blocks that stage 1 read in the
+// last refill (at most maskCap, from start), and what it carries to the
+// next.
 type index struct {
 	masks [maskCap]uint64
 	start int // the offset of the block of masks[0]
@@ -70,15 +73,16 @@ type index struct {
 	j, n  int  // the block whose tokens container takes (masks[j]) and the number of masks
 }
 
-// refill reads the next blocks of s.data into ix.masks, from ix.start,
-// and returns how many it read, at least one with a token: where no token
-// is left (the text's end, or a fault found), one block at len(s.data) whose
-// first byte is a token, at which byteAt reads 0, which no state of
-// container accepts. Where the blocks read before end inside a string
-// (stage 1 stops before a block inside one, a long string), it skips the
-// rest of the string with str, from its opening quotation mark, and goes
-// on after it: str is faster on strings, and stage 1 has nothing to find
-// there.
+// refill reads the next blocks of s.data, from ix.pos, into ix.masks, sets
+// ix.start to the offset of the first, and returns how many it read, at
+// least one (a mask may have no token: a block of whitespace). Where no
+// token is left (the text's end, or a fault found), it gives one block at
+// len(s.data) whose first byte is a token, at which byteAt reads 0, which
+// no state of walk accepts. Where the blocks read before end inside a
+// string (one that fills a block, before which stage 1 stops, or that
+// crosses the end of the blocks read), it finishes the string with str,
+// from its opening quotation mark, and goes on after it: str is faster on
+// strings, and stage 1 has nothing to find there.
 func (s *scanner) refill(ix *index) int {
 	data := s.data
 	for !ix.bad && ix.pos < len(data) {
