@@ -199,8 +199,9 @@ func TestBenchInputs(t *testing.T) {
 // which only checks the text. impl=scan takes the fastest way this
 // processor has of checking strings in blocks, and the structural index
 // for large arrays and objects where it has AVX2 (impl=scan-noindex
-// without it); impl=scan-ssse3 and
-// impl=scan-sse2 take the others it has (scan.BlockPaths). Compare with
+// without it; impl=scan-index-avx2 with its stage 1 on AVX2 where
+// impl=scan has AVX-512); impl=scan-ssse3 and impl=scan-sse2 take the
+// others it has (scan.BlockPaths). Compare with
 //
 //	benchstat -col /impl bench.txt
 func BenchmarkMessage(b *testing.B) {
@@ -217,6 +218,20 @@ func BenchmarkMessage(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens(in.data)), "ns/token")
 			}
 		})
+		if scan.CanIndex512 {
+			b.Run("in="+in.name+"/impl=scan-index-avx2", func(b *testing.B) {
+				// Stage 1 of the index with AVX2 where impl=scan has
+				// AVX-512.
+				defer scan.UseIndex512(false)()
+				dst := make([]scan.Message, 0, 1)
+				run(b, in.data, func() {
+					msgs, _, err := scan.Scan(dst, in.data)
+					if err != nil || msgs[0].ID.End == 0 {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
 		b.Run("in="+in.name+"/impl=scan-noindex", func(b *testing.B) {
 			// Without the structural index: value alone, byte by byte.
 			defer scan.UseIndex(false)()

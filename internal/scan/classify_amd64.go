@@ -93,10 +93,32 @@ var canIndex = canAVX2 && cpuidIndex()
 // useIndex to true, to try stage 2 on indexRef.
 var useIndex, indexAVX2 = canIndex, canIndex
 
-// indexBlocks is stage 1 of the structural index: indexBlocksAVX2 where
-// indexAVX2 is set, else indexRef.
+// indexBlocksAVX512 is indexBlocksAVX2 with AVX-512: see classify_amd64.s.
+//
+//go:noescape
+func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
+
+// cpuidAVX512 reports whether the processor has AVX-512 F and BW and the
+// operating system keeps their registers.
+func cpuidAVX512() bool
+
+// canIndex512 reports whether indexBlocksAVX512 can run: Intel's server
+// processors since Skylake-SP (2017) and client ones from Ice Lake to
+// Rocket Lake, AMD's since Zen 4 (2022). GODEBUG=cpu.avx512f=off or
+// cpu.avx512bw=off turns it off. index512 reports whether indexBlocks
+// uses it; tests and benchmarks set it to false to try indexBlocksAVX2.
+var canIndex512 = canIndex && cpuidAVX512() && cpuOn(os.Getenv("GODEBUG"), "avx512f") && cpuOn(os.Getenv("GODEBUG"), "avx512bw")
+
+var index512 = canIndex512
+
+// indexBlocks is stage 1 of the structural index: indexBlocksAVX512 or
+// indexBlocksAVX2 where indexAVX2 is set (the first where index512 is
+// too), else indexRef.
 func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
 	if indexAVX2 {
+		if index512 {
+			return indexBlocksAVX512(b, st, out)
+		}
 		return indexBlocksAVX2(b, st, out)
 	}
 	return indexRef(b, st, out)

@@ -689,6 +689,216 @@ iend:
 	MOVQ AX, n+48(FP)
 	RET
 
+// func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
+//
+// indexBlocksAVX2 with AVX-512 (F and BW): each block in one register, Z0,
+// and its masks from compares into mask registers. The UTF-8 check, the
+// simple escapes and the u of \u escapes, where a block needs them, are
+// indexBlocksAVX2's, on the block's halves (Y0, and Y1 taken from Z0).
+// Z16-Z22 hold ", \, 0x20, 0x0f, the two class tables and 0x07.
+TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), CX
+	MOVQ st+24(FP), AX
+	MOVQ 0(AX), DX
+	MOVQ 8(AX), R10
+	MOVQ 16(AX), R11
+	VMOVDQU 24(AX), Y7
+	MOVQ out+32(FP), DI
+	VMOVDQU yutf8hi1<>(SB), Y8
+	VMOVDQU yutf8lo1<>(SB), Y9
+	VMOVDQU yutf8hi2<>(SB), Y10
+	VMOVDQU ynibble<>(SB), Y11
+	VMOVDQU yquote<>(SB), Y13
+	VMOVDQU ysolidus<>(SB), Y14
+	VMOVDQU ymax1f<>(SB), Y15
+	VMOVDQU yclasslo<>(SB), Y6
+	MOVL $0x22, AX
+	VPBROADCASTB AX, Z16 // "
+	MOVL $0x5c, AX
+	VPBROADCASTB AX, Z17 // \
+	MOVL $0x20, AX
+	VPBROADCASTB AX, Z18 // the bytes below it are control characters
+	MOVL $0x0f, AX
+	VPBROADCASTB AX, Z19
+	MOVL $0x07, AX
+	VPBROADCASTB AX, Z22 // the structural classes
+	VBROADCASTI32X4 yclasshi<>(SB), Z20
+	VBROADCASTI32X4 yclasslo<>(SB), Z21
+
+zloop:
+	TESTQ CX, CX
+	JZ    zdone
+	VMOVDQU64 0(SI), Z0 // Y0: its first half
+
+	// The UTF-8 check, unless the block is ASCII and no sequence of the
+	// bytes before it may reach into it (no high bit in their last 3),
+	// on the block's halves as in indexBlocksAVX2.
+	VPMOVB2M Z0, K1
+	KORTESTQ K1, K1
+	JNZ  zcheck
+	VPMOVMSKB Y7, AX
+	TESTL $0xe0000000, AX
+	JZ   zmasks
+
+zcheck:
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPXOR Y12, Y12, Y12
+	YUTF8(Y0, Y7)
+	YUTF8(Y1, Y0)
+	VPTEST Y12, Y12
+	JNZ  zbad
+
+zmasks:
+	VPCMPEQB Z16, Z0, K1
+	KMOVQ K1, R12 // R12: quotation marks
+	VPCMPEQB Z17, Z0, K2
+	KMOVQ K2, AX // AX: reverse solidi
+	MOVQ DX, cin-8(SP) // the escape carry into the block, for zlong
+	XORL BX, BX        // BX: the escaped bytes
+	XORL R13, R13      // R13: the u of \u escapes
+	MOVQ AX, R14
+	ORQ  DX, R14
+	JZ   zstrings
+
+	// The escaped bytes, as stringBlocksAVX2 finds them; then each must
+	// be one of " \ / b f n r t u.
+	MOVQ DX, BX
+	NOTQ BX
+	ANDQ AX, BX // the reverse solidi not escaped themselves
+	MOVQ BX, R14
+	SHLQ $1, R14
+	ORQ  DX, R14 // follows: the bytes after one of them, or escaped by the carry
+	MOVQ $0xaaaaaaaaaaaaaaaa, R13
+	ANDQ BX, R13
+	MOVQ R14, DX
+	NOTQ DX
+	ANDQ DX, R13 // the starts of runs on odd bits
+	XORL DX, DX
+	ADDQ BX, R13 // the ends of those runs; the carry out
+	SETCS DX
+	SHLQ $1, R13
+	MOVQ $0x5555555555555555, BX
+	XORQ BX, R13
+	ANDQ R14, R13
+	MOVQ R13, BX // BX: the escaped bytes
+	ORQ  R12, AX // AX: " and \, which may be escaped
+	VEXTRACTI64X4 $1, Z0, Y1
+	YSIMPLE(Y0, Y2)
+	YSIMPLE(Y1, Y3)
+	YM(Y2, Y3, R14, R13)
+	ORQ  R14, AX // and / b f n r t
+	VPCMPEQB yletteru<>(SB), Y0, Y2
+	VPCMPEQB yletteru<>(SB), Y1, Y3
+	YM(Y2, Y3, R13, R14)
+	ORQ  R13, AX  // and u
+	ANDQ BX, R13  // R13: the escaped u
+	NOTQ AX
+	ANDQ BX, AX
+	JNZ  zbad
+
+zstrings:
+	// The quotation marks not escaped, and from them the bytes inside
+	// strings (from an opening mark to before its closing one): a prefix
+	// XOR, flipped by the string carry.
+	MOVQ BX, AX
+	NOTQ AX
+	ANDQ AX, R12
+	TESTQ R12, R12
+	JNZ   zshort
+	TESTQ R10, R10
+	JNZ   zlong // inside a string the whole block: a long one
+
+zshort:
+	VMOVQ R12, X2
+	VPCMPEQB X3, X3, X3
+	VPCLMULQDQ $0x00, X3, X2, X2 // times all ones: the prefix XOR
+	VMOVQ X2, AX
+	XORQ R10, AX // AX: inside strings
+
+	// No byte below 0x20 inside a string.
+	VPCMPUB $1, Z18, Z0, K1 // less than
+	KMOVQ K1, R14
+	ANDQ AX, R14
+	JNZ  zbad
+	MOVQ AX, R10
+	SARQ $63, R10 // the string carry out
+
+	// The classes of the bytes: Z2.
+	VPSRLW $4, Z0, Z2
+	VPANDQ Z19, Z2, Z2
+	VPSHUFB Z2, Z20, Z2
+	VPANDQ Z19, Z0, Z4
+	VPSHUFB Z4, Z21, Z4
+	VPANDQ Z4, Z2, Z2
+
+	// The bytes of numbers and literals: outside strings, neither
+	// structural, whitespace nor a quotation mark; the first of each run
+	// is a token.
+	VPTESTMB Z2, Z2, K1
+	KMOVQ K1, R14
+	ORQ  R12, R14
+	ORQ  AX, R14
+	NOTQ R14 // R14: bytes of numbers and literals
+	MOVQ R14, BX
+	SHLQ $1, BX
+	ORQ  R11, BX
+	MOVQ R14, R11
+	SHRQ $63, R11 // the scalar carry out
+	NOTQ BX
+	ANDQ BX, R14 // the first of each run
+	ANDQ AX, R12 // the quotation marks that open a string
+	ORQ  R12, R14
+	ORQ  R13, R14
+
+	// The structural characters outside strings.
+	VPTESTMB Z22, Z2, K1
+	KMOVQ K1, R12
+	NOTQ AX
+	ANDQ AX, R12
+	ORQ  R12, R14 // R14: the block's tokens
+
+	MOVQ R14, (DI)
+	ADDQ $8, DI
+
+znext:
+	VEXTRACTI64X4 $1, Z0, Y7
+	ADDQ $64, SI
+	SUBQ $64, CX
+	JMP  zloop
+
+zbad:
+	MOVB $1, bad+56(FP)
+	MOVB $0, long+57(FP)
+	JMP  zend
+
+zlong:
+	MOVQ cin-8(SP), DX
+	MOVB $1, long+57(FP)
+	JMP  zstate
+
+zdone:
+	MOVB $0, long+57(FP)
+
+zstate:
+	MOVB $0, bad+56(FP)
+	MOVQ st+24(FP), AX
+	MOVQ DX, 0(AX)
+	MOVQ R10, 8(AX)
+	MOVQ R11, 16(AX)
+	VMOVDQU Y7, 24(AX)
+
+zend:
+	VZEROUPPER
+	MOVQ SI, AX
+	SUBQ b_base+0(FP), AX
+	MOVQ AX, done+40(FP)
+	MOVQ DI, AX
+	SUBQ out+32(FP), AX
+	SHRQ $3, AX
+	MOVQ AX, n+48(FP)
+	RET
+
 // func cpuidIndex() bool
 //
 // Whether the processor has PCLMULQDQ (CPUID leaf 1 ECX bit 1), which
@@ -700,4 +910,38 @@ TEXT ·cpuidIndex(SB), NOSPLIT, $0-1
 	SHRL $1, CX
 	ANDL $1, CX
 	MOVB CX, ret+0(FP)
+	RET
+
+// func cpuidAVX512() bool
+//
+// Whether the processor has AVX-512 F and BW and the operating system
+// saves their registers: CPUID leaf 1 ECX bit 27 (OSXSAVE), XGETBV's XCR0
+// bits 1, 2 and 5-7 (SSE, AVX, mask registers and both halves of the ZMM
+// state), CPUID leaf 7 EBX bits 16 (AVX512F) and 30 (AVX512BW).
+TEXT ·cpuidAVX512(SB), NOSPLIT, $0-1
+	MOVB $0, ret+0(FP)
+	XORL AX, AX
+	CPUID
+	CMPL AX, $7
+	JLT  no512
+	MOVL $1, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x08000000, CX
+	CMPL CX, $0x08000000
+	JNE  no512
+	XORL CX, CX
+	XGETBV
+	ANDL $0xe6, AX
+	CMPL AX, $0xe6
+	JNE  no512
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x40010000, BX
+	CMPL BX, $0x40010000
+	JNE  no512
+	MOVB $1, ret+0(FP)
+
+no512:
 	RET

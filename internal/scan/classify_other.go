@@ -52,6 +52,16 @@ func indexBlocksAVX2(b []byte, st *indexState, out *[maskCap]uint64) (done, n in
 	return indexRef(b, st, out)
 }
 
+// canIndex512 and index512 are as on amd64: never here.
+const canIndex512 = false
+
+var index512 = false
+
+// indexBlocksAVX512 is as on amd64, in Go.
+func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
+	return indexRef(b, st, out)
+}
+
 // indexBlocks is stage 1 of the structural index: indexRef here.
 func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
 	return indexRef(b, st, out)

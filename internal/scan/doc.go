@@ -28,7 +28,8 @@
 // else with SSE2, which every amd64 processor has, and UTF-8 one sequence
 // at a time. GODEBUG=cpu.avx2=off turns the AVX2 paths off (the structural
 // index with them), cpu.ssse3=off the SSSE3 one and cpu.all=off both, as
-// they turn off Go's own assembly.
+// they turn off Go's own assembly; cpu.avx512f=off or cpu.avx512bw=off
+// keeps the index on AVX2.
 // With AVX2 one loop in assembly (stringBlocksAVX2) also finds a block's
 // escapes and runs to the first block with a byte to look at; the SSSE3 and
 // SSE2 paths classify up to 16 blocks a call and find escapes in Go.
@@ -39,7 +40,8 @@
 // assembly writes, 64 bytes a block, a mask of the bytes that start a token
 // (structural characters, opening quotation marks, the first byte of each
 // number or literal, the u of each \u escape) and checks UTF-8, control
-// characters and escapes for the whole block at once; a walk in Go takes
+// characters and escapes for the whole block at once (with AVX-512 where
+// the processor has it: a block in one register); a walk in assembly takes
 // the tokens from the masks and checks the grammar. A string that the
 // blocks read so far end in is finished by the string checker above. What the index does
 // not vouch for is checked again from the value's start without it, so

@@ -40,3 +40,16 @@ func UseIndex(on bool) (restore func()) {
 	useIndex = on && canIndex
 	return func() { useIndex = saved }
 }
+
+// CanIndex512 reports whether stage 1 of the structural index can run
+// with AVX-512 here.
+var CanIndex512 = canIndex512
+
+// UseIndex512 makes stage 1 of the structural index run with AVX-512
+// (where the processor can) or with AVX2, and returns a function that
+// restores the way before.
+func UseIndex512(on bool) (restore func()) {
+	saved := index512
+	index512 = on && canIndex512
+	return func() { index512 = saved }
+}

@@ -59,10 +59,40 @@ func offsets(masks []uint64, start int) []int {
 	return ps
 }
 
-// TestIndexBlocksAVX2 holds indexBlocksAVX2 to indexRef on random texts
-// made of the bytes that matter, called in random pieces.
+// stage1 is a way of running stage 1: indexRef (asm false), or
+// indexBlocksAVX2 or indexBlocksAVX512 (asm true, avx512 false or true).
+type stage1 struct {
+	name        string
+	asm, avx512 bool
+	f           func([]byte, *indexState, *[maskCap]uint64) (int, int, bool, bool)
+}
+
+// stage1s returns the ways of running stage 1 that this processor has.
+func stage1s() []stage1 {
+	ways := []stage1{{"indexRef", false, false, indexRef}}
+	if canIndex {
+		ways = append(ways, stage1{"indexBlocksAVX2", true, false, indexBlocksAVX2})
+	}
+	if canIndex512 {
+		ways = append(ways, stage1{"indexBlocksAVX512", true, true, indexBlocksAVX512})
+	}
+	return ways
+}
+
+// useStage1 makes indexBlocks run stage 1 the way w, and returns a
+// function that restores the way before.
+func useStage1(w stage1) (restore func()) {
+	saved := [2]bool{indexAVX2, index512}
+	indexAVX2, index512 = w.asm, w.avx512
+	return func() { indexAVX2, index512 = saved[0], saved[1] }
+}
+
+// TestIndexBlocksAVX2 holds indexBlocksAVX2 and indexBlocksAVX512 to
+// indexRef on random texts made of the bytes that matter, called in random
+// pieces.
 func TestIndexBlocksAVX2(t *testing.T) {
-	if !canIndex {
+	ways := stage1s()[1:]
+	if len(ways) == 0 {
 		t.Skip("indexBlocksAVX2 needs AVX2 and PCLMULQDQ")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
@@ -89,18 +119,21 @@ func TestIndexBlocksAVX2(t *testing.T) {
 		}
 		seed := r.Uint64()
 		want, wbad, wlong := runStage1(data, rand.New(rand.NewPCG(seed, 0)), indexRef)
-		got, gbad, glong := runStage1(data, rand.New(rand.NewPCG(seed, 0)), indexBlocksAVX2)
-		if !slices.Equal(got, want) || gbad != wbad || !slices.Equal(glong, wlong) {
-			t.Fatalf("text %q:\nindexBlocksAVX2 = %v, bad %v, long %v\nindexRef        = %v, bad %v, long %v", data, got, gbad, glong, want, wbad, wlong)
+		for _, w := range ways {
+			got, gbad, glong := runStage1(data, rand.New(rand.NewPCG(seed, 0)), w.f)
+			if !slices.Equal(got, want) || gbad != wbad || !slices.Equal(glong, wlong) {
+				t.Fatalf("text %q:\n%s = %v, bad %v, long %v\nindexRef = %v, bad %v, long %v", data, w.name, got, gbad, glong, want, wbad, wlong)
+			}
 		}
 	}
 }
 
-// TestIndexState holds the state indexBlocksAVX2 leaves to indexRef's,
-// after calls that end at a block it reads, before a long string or at a
-// fault.
+// TestIndexState holds the state indexBlocksAVX2 and indexBlocksAVX512
+// leave to indexRef's, after calls that end at a block they read, before a
+// long string or at a fault.
 func TestIndexState(t *testing.T) {
-	if !canIndex {
+	ways := stage1s()[1:]
+	if len(ways) == 0 {
 		t.Skip("indexBlocksAVX2 needs AVX2 and PCLMULQDQ")
 	}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -117,12 +150,16 @@ func TestIndexState(t *testing.T) {
 		for j := range st0.prev {
 			st0.prev[j] = indexAlphabet[r.IntN(len(indexAlphabet))]
 		}
-		stR, stA := st0, st0
-		var outR, outA [maskCap]uint64
+		stR := st0
+		var outR [maskCap]uint64
 		dR, nR, bR, lR := indexRef(data, &stR, &outR)
-		dA, nA, bA, lA := indexBlocksAVX2(data, &stA, &outA)
-		if dR != dA || nR != nA || bR != bA || lR != lA || !slices.Equal(outR[:nR], outA[:nA]) || stR != stA {
-			t.Fatalf("text %q from %+v:\nindexBlocksAVX2 = %d %v %v %v %+v\nindexRef        = %d %v %v %v %+v", data, st0, dA, outA[:nA], bA, lA, stA, dR, outR[:nR], bR, lR, stR)
+		for _, w := range ways {
+			stA := st0
+			var outA [maskCap]uint64
+			dA, nA, bA, lA := w.f(data, &stA, &outA)
+			if dR != dA || nR != nA || bR != bA || lR != lA || !slices.Equal(outR[:nR], outA[:nA]) || stR != stA {
+				t.Fatalf("text %q from %+v:\n%s = %d %v %v %v %+v\nindexRef = %d %v %v %v %+v", data, st0, w.name, dA, outA[:nA], bA, lA, stA, dR, outR[:nR], bR, lR, stR)
+			}
 		}
 	}
 }
@@ -150,21 +187,27 @@ func TestIndexRef(t *testing.T) {
 	}
 }
 
-// scanBoth scans data with and without the structural index (with stage
-// 1 in assembly where it can, and with indexRef) and fails t if they
-// differ in any way: the messages, batch or the error.
+// scanBoth scans data with and without the structural index (with each
+// way of running stage 1 this processor has; with walk in assembly where
+// there is one, and in Go) and fails t if they differ in any way:
+// the messages, batch or the error.
 func scanBoth(t testing.TB, data []byte) {
 	t.Helper()
-	saved := [2]bool{useIndex, indexAVX2}
-	defer func() { useIndex, indexAVX2 = saved[0], saved[1] }()
+	saved := [2]bool{useIndex, walkAsm}
+	defer func() { useIndex, walkAsm = saved[0], saved[1] }()
 	useIndex = false
 	want, wb, werr := Scan(nil, data)
-	for _, asm := range []bool{false, canIndex} {
-		useIndex, indexAVX2 = true, asm
-		got, gb, gerr := Scan(nil, data)
-		if fmt.Sprint(got, gb, gerr) != fmt.Sprint(want, wb, werr) {
-			t.Fatalf("text %q:\nwith the index (assembly %v): %+v %v %v\nwithout:                     %+v %v %v", data, asm, got, gb, gerr, want, wb, werr)
+	for _, w := range stage1s() {
+		restore := useStage1(w)
+		for _, walk := range []bool{false, true} {
+			useIndex, walkAsm = true, walk
+			got, gb, gerr := Scan(nil, data)
+			if fmt.Sprint(got, gb, gerr) != fmt.Sprint(want, wb, werr) {
+				restore()
+				t.Fatalf("text %q:\nwith the index (stage 1 %s, walk in assembly %v): %+v %v %v\nwithout: %+v %v %v", data, w.name, walk, got, gb, gerr, want, wb, werr)
+			}
 		}
+		restore()
 	}
 }
 
@@ -249,15 +292,18 @@ func TestIndexTakes(t *testing.T) {
 		if s.text(nil); s.flt != ok {
 			continue // the seeds that are not valid
 		}
-		for _, asm := range []bool{false, canIndex} {
-			func() {
-				defer func(u, a bool) { useIndex, indexAVX2 = u, a }(useIndex, indexAVX2)
-				useIndex, indexAVX2 = true, asm
-				s := scanner{data: data, stack: stack[:], deepest: shallow}
-				if s.text(nil); s.flt != ok || s.indexed == 0 && len(text) > 100 {
-					t.Errorf("%.80q... (assembly %v): fault %d, %d containers indexed", text, asm, s.flt, s.indexed)
-				}
-			}()
+		for _, w := range stage1s() {
+			for _, walk := range []bool{false, true} {
+				func() {
+					defer useStage1(w)()
+					defer func(u, a bool) { useIndex, walkAsm = u, a }(useIndex, walkAsm)
+					useIndex, walkAsm = true, walk
+					s := scanner{data: data, stack: stack[:], deepest: shallow}
+					if s.text(nil); s.flt != ok || s.indexed == 0 && len(text) > 100 {
+						t.Errorf("%.80q... (stage 1 %s, walk in assembly %v): fault %d, %d containers indexed", text, w.name, walk, s.flt, s.indexed)
+					}
+				}()
+			}
 		}
 	}
 }
@@ -277,4 +323,42 @@ func FuzzIndex(f *testing.F) {
 		scanBoth(t, []byte(`{"id":1,"result":{"a":[`+strings.Repeat("0,", indexAfter)+`0],"b":`+s+`}}`))
 		scanBoth(t, []byte(`{"id":1,"result":[`+strings.Repeat("0,", indexAfter)+`"`+strings.Repeat("x", 80)+`",`+s+`]}`))
 	})
+}
+
+// TestIndexDepths checks that the structural index stops where the
+// scanner's stack does, as value does, when nesting goes past it after the
+// hand-over: Scan's first try then fails with faultDeeper, and no bit is
+// written past the stack (a mutant of walkAMD64 without its check of
+// s.deepest passed every other test).
+func TestIndexDepths(t *testing.T) {
+	for n := 250; n < 260; n++ {
+		for _, obj := range []bool{false, true} {
+			open, closing := strings.Repeat("[", n), strings.Repeat("]", n)
+			if obj {
+				open, closing = strings.Repeat(`{"a":`, n), strings.Repeat("}", n)
+			}
+			data := []byte(afterValues(open + "1" + closing))
+			run := func(index bool, w stage1, walk bool) (fault, []uint64) {
+				defer useStage1(w)()
+				defer func(u, a bool) { useIndex, walkAsm = u, a }(useIndex, walkAsm)
+				useIndex, walkAsm = index, walk
+				var stack [(shallow+1)/64 + 2]uint64 // two guard words past the stack
+				s := scanner{data: data, stack: stack[:(shallow+1)/64], deepest: shallow}
+				s.text(nil)
+				return s.flt, stack[(shallow+1)/64:]
+			}
+			want, _ := run(false, stage1s()[0], false)
+			for _, w := range stage1s() {
+				for _, walk := range []bool{false, true} {
+					got, guard := run(true, w, walk)
+					if got != want || guard[0] != 0 || guard[1] != 0 {
+						t.Errorf("%d deep (objects %v; stage 1 %s, walk in assembly %v): fault %d, guard %x; want fault %d, guard 0", n, obj, w.name, walk, got, guard, want)
+					}
+				}
+			}
+			if n == 259 && want != faultDeeper {
+				t.Errorf("%d deep: fault %d, want faultDeeper", n, want)
+			}
+		}
+	}
 }

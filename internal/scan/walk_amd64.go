@@ -1,0 +1,22 @@
+//go:build !purego
+
+package scan
+
+// walkAMD64 is scanner.walk in assembly (walk_amd64.s), with its state in
+// r rather than in arguments and results; it needs nothing beyond amd64.
+//
+//go:noescape
+func walkAMD64(s *scanner, ix *index, r *walkRegs, depth int)
+
+// walkAsm reports whether container walks with walkAMD64; tests set it to
+// false to hold the assembly to scanner.walk.
+var walkAsm = true
+
+// walkOn runs walk from r, in assembly where walkAsm is set.
+func (s *scanner) walkOn(ix *index, r *walkRegs, depth int) {
+	if walkAsm {
+		walkAMD64(s, ix, r, depth)
+		return
+	}
+	r.at, r.p, r.t, r.base, r.d, r.obj = s.walk(ix, r.at, r.p, r.t, r.base, r.d, r.obj, depth)
+}

@@ -1,0 +1,617 @@
+//go:build !purego
+
+#include "textflag.h"
+#include "go_asm.h"
+
+// func walkAMD64(s *scanner, ix *index, r *walkRegs, depth int)
+//
+// scanner.walk in assembly: the same places, the same grammar, the same
+// places to go on at (r, on entry and on return), so that container may
+// run either. The context, object or array, is part of where the code is
+// (the labels ending in O and A), so that no register holds it.
+//
+// Registers: SI the text, R8 its length, BX the index, R9 ix.j, R10 ix.n,
+// DX t, R11 base, DI p, R12 d, R13 depth, R14 the stack of s; AX and CX
+// scratch.
+TEXT ·walkAMD64(SB), NOSPLIT, $0-32
+	MOVQ s+0(FP), AX
+	MOVQ scanner_data(AX), SI
+	MOVQ (scanner_data+8)(AX), R8
+	MOVQ scanner_stack(AX), R14
+	MOVQ ix+8(FP), BX
+	MOVQ index_j(BX), R9
+	MOVQ index_n(BX), R10
+	MOVQ depth+24(FP), R13
+	MOVQ r+16(FP), AX
+	MOVQ walkRegs_p(AX), DI
+	MOVQ walkRegs_t(AX), DX
+	MOVQ walkRegs_base(AX), R11
+	MOVQ walkRegs_d(AX), R12
+	MOVBLZX walkRegs_obj(AX), CX
+	MOVQ walkRegs_at(AX), AX
+	// Where to go on.
+	CMPQ AX, $2 // atAfter
+	JNE  w3
+	TESTL CX, CX
+	JNZ  afterO
+	JMP  afterA
+w3:
+	CMPQ AX, $1 // atValue
+	JNE  w4
+	TESTL CX, CX
+	JNZ  valueO
+	JMP  valueA
+w4:
+	CMPQ AX, $3 // atString
+	JNE  w5
+	TESTL CX, CX
+	JNZ  strO
+	JMP  strA
+w5:
+	CMPQ AX, $4 // atOpened
+	JNE  w6
+	TESTL CX, CX
+	JNZ  openedO
+	JMP  openedA
+w6:
+	CMPQ AX, $5 // atName
+	JEQ  name
+	CMPQ AX, $6 // atNamed
+	JEQ  named
+	JMP  colon // atColon
+
+// At a token that should start a value, in an object.
+valueO:
+	CMPQ  DI, R8
+	JAE   scalarO
+	MOVBLZX (SI)(DI*1), CX
+	CMPL  CX, $0x22 // '"'
+	JEQ   stringO
+	CMPL  CX, $0x7b // '{'
+	JEQ   openO
+	CMPL  CX, $0x5b // '['
+	JEQ   openA
+	LEAL  -0x31(CX), AX // c-'1'
+	CMPL  AX, $8
+	JLS   intO
+	CMPL  CX, $0x74 // 't'
+	JEQ   trueO
+	CMPL  CX, $0x66 // 'f'
+	JEQ   falseO
+scalarO: // For container to check.
+	MOVL  $26, AX // checkScalar | needToken | atAfter
+	MOVL  $1, CX
+	JMP   wexit
+stringO:
+	TESTQ DX, DX
+	JNZ   t1have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t1need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t1need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t1have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   strO
+t1need:
+	MOVL  $11, AX // needToken | atString
+	MOVL  $1, CX
+	JMP   wexit
+intO: // An integer, unless a fraction or an exponent follows.
+	LEAQ  1(DI), AX
+intOloop:
+	CMPQ  AX, R8
+	JAE   tookO
+	MOVBLZX (SI)(AX*1), CX
+	SUBL  $0x30, CX
+	CMPL  CX, $9
+	JA    intOend
+	INCQ  AX
+	JMP   intOloop
+intOend:
+	ADDL  $0x30, CX
+	JMP   delimO
+trueO:
+	MOVQ  R8, AX
+	SUBQ  DI, AX
+	CMPQ  AX, $5
+	JLT   scalarO
+	CMPL  (SI)(DI*1), $0x65757274 // "true"
+	JNE   scalarO
+	MOVBLZX 4(SI)(DI*1), CX
+	JMP   delimO
+falseO:
+	MOVQ  R8, AX
+	SUBQ  DI, AX
+	CMPQ  AX, $6
+	JLT   scalarO
+	CMPL  (SI)(DI*1), $0x736c6166 // "fals"
+	JNE   scalarO
+	CMPB  4(SI)(DI*1), $0x65 // 'e'
+	JNE   scalarO
+	MOVBLZX 5(SI)(DI*1), CX
+delimO: // Whether CX may follow a number or literal (delimits).
+	CMPL  CX, $64
+	JAE   delimOhi
+	MOVQ  $0x0400100500002600, AX // \t \n \r space " , :
+	BTQ   CX, AX
+	JCC   scalarO
+	JMP   tookO
+delimOhi:
+	CMPL  CX, $128
+	JAE   scalarO
+	MOVQ  $0x2800000028000000, AX // [ ] { } less 64
+	BTQ   CX, AX
+	JCC   scalarO
+tookO:
+	TESTQ DX, DX
+	JNZ   t2have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t2need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t2need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t2have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterO
+t2need:
+	MOVL  $10, AX // needToken | atAfter
+	MOVL  $1, CX
+	JMP   wexit
+
+// At the token after a value, in an object.
+afterO:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   afterOc
+	MOVBLZX (SI)(DI*1), CX
+afterOc:
+	CMPL  CX, $0x2c // ','
+	JEQ   commaO
+	CMPL  CX, $0x7d
+	JEQ   closed
+	JMP   wfail
+commaO:
+	TESTQ DX, DX
+	JNZ   t3have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t3need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t3need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t3have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   name
+t3need:
+	MOVL  $13, AX // needToken | atName
+	MOVL  $1, CX
+	JMP   wexit
+
+// At the token after the opening mark of a string value.
+strO:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   strOc
+	MOVBLZX (SI)(DI*1), CX
+strOc:
+	CMPL  CX, $0x75 // 'u'
+	JNE   afterOc
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   afterOc
+	MOVL  $34, AX // checkEscapes | atAfter
+	MOVL  $1, CX
+	JMP   wexit
+
+// At the token after an opening bracket.
+openedO:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   openedOc
+	MOVBLZX (SI)(DI*1), CX
+openedOc:
+	CMPL  CX, $0x7d
+	JEQ   closed
+	JMP   name
+
+// At a token that should start a value, in an array.
+valueA:
+	CMPQ  DI, R8
+	JAE   scalarA
+	MOVBLZX (SI)(DI*1), CX
+	CMPL  CX, $0x22 // '"'
+	JEQ   stringA
+	CMPL  CX, $0x7b // '{'
+	JEQ   openO
+	CMPL  CX, $0x5b // '['
+	JEQ   openA
+	LEAL  -0x31(CX), AX // c-'1'
+	CMPL  AX, $8
+	JLS   intA
+	CMPL  CX, $0x74 // 't'
+	JEQ   trueA
+	CMPL  CX, $0x66 // 'f'
+	JEQ   falseA
+scalarA: // For container to check.
+	MOVL  $26, AX // checkScalar | needToken | atAfter
+	MOVL  $0, CX
+	JMP   wexit
+stringA:
+	TESTQ DX, DX
+	JNZ   t4have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t4need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t4need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t4have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   strA
+t4need:
+	MOVL  $11, AX // needToken | atString
+	MOVL  $0, CX
+	JMP   wexit
+intA: // An integer, unless a fraction or an exponent follows.
+	LEAQ  1(DI), AX
+intAloop:
+	CMPQ  AX, R8
+	JAE   tookA
+	MOVBLZX (SI)(AX*1), CX
+	SUBL  $0x30, CX
+	CMPL  CX, $9
+	JA    intAend
+	INCQ  AX
+	JMP   intAloop
+intAend:
+	ADDL  $0x30, CX
+	JMP   delimA
+trueA:
+	MOVQ  R8, AX
+	SUBQ  DI, AX
+	CMPQ  AX, $5
+	JLT   scalarA
+	CMPL  (SI)(DI*1), $0x65757274 // "true"
+	JNE   scalarA
+	MOVBLZX 4(SI)(DI*1), CX
+	JMP   delimA
+falseA:
+	MOVQ  R8, AX
+	SUBQ  DI, AX
+	CMPQ  AX, $6
+	JLT   scalarA
+	CMPL  (SI)(DI*1), $0x736c6166 // "fals"
+	JNE   scalarA
+	CMPB  4(SI)(DI*1), $0x65 // 'e'
+	JNE   scalarA
+	MOVBLZX 5(SI)(DI*1), CX
+delimA: // Whether CX may follow a number or literal (delimits).
+	CMPL  CX, $64
+	JAE   delimAhi
+	MOVQ  $0x0400100500002600, AX // \t \n \r space " , :
+	BTQ   CX, AX
+	JCC   scalarA
+	JMP   tookA
+delimAhi:
+	CMPL  CX, $128
+	JAE   scalarA
+	MOVQ  $0x2800000028000000, AX // [ ] { } less 64
+	BTQ   CX, AX
+	JCC   scalarA
+tookA:
+	TESTQ DX, DX
+	JNZ   t5have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t5need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t5need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t5have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterA
+t5need:
+	MOVL  $10, AX // needToken | atAfter
+	MOVL  $0, CX
+	JMP   wexit
+
+// At the token after a value, in an array.
+afterA:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   afterAc
+	MOVBLZX (SI)(DI*1), CX
+afterAc:
+	CMPL  CX, $0x2c // ','
+	JEQ   commaA
+	CMPL  CX, $0x5d
+	JEQ   closed
+	JMP   wfail
+commaA:
+	TESTQ DX, DX
+	JNZ   t6have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t6need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t6need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t6have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   valueA
+t6need:
+	MOVL  $9, AX // needToken | atValue
+	MOVL  $0, CX
+	JMP   wexit
+
+// At the token after the opening mark of a string value.
+strA:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   strAc
+	MOVBLZX (SI)(DI*1), CX
+strAc:
+	CMPL  CX, $0x75 // 'u'
+	JNE   afterAc
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   afterAc
+	MOVL  $34, AX // checkEscapes | atAfter
+	MOVL  $0, CX
+	JMP   wexit
+
+// At the token after an opening bracket.
+openedA:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   openedAc
+	MOVBLZX (SI)(DI*1), CX
+openedAc:
+	CMPL  CX, $0x5d
+	JEQ   closed
+	JMP   valueA
+
+// At an opening bracket: one level deeper, the stack's bit for it set
+// (object) or cleared (array).
+openO:
+	INCQ  R12
+	MOVQ  s+0(FP), AX
+	CMPQ  R12, scanner_deepest(AX)
+	JGT   wfail
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTSQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	TESTQ DX, DX
+	JNZ   t7have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t7need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t7need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t7have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   openedO
+t7need:
+	MOVL  $12, AX // needToken | atOpened
+	MOVL  $1, CX
+	JMP   wexit
+openA:
+	INCQ  R12
+	MOVQ  s+0(FP), AX
+	CMPQ  R12, scanner_deepest(AX)
+	JGT   wfail
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTRQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	TESTQ DX, DX
+	JNZ   t8have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t8need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t8need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t8have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   openedA
+t8need:
+	MOVL  $12, AX // needToken | atOpened
+	MOVL  $0, CX
+	JMP   wexit
+
+// At the bracket that closes the container at depth d.
+closed:
+	DECQ  R12
+	CMPQ  R12, R13
+	JEQ   wdone
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), AX
+	BTQ   R12, AX
+	JCS   closedO
+	TESTQ DX, DX
+	JNZ   t9have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t9need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t9need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t9have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterA
+t9need:
+	MOVL  $10, AX // needToken | atAfter
+	MOVL  $0, CX
+	JMP   wexit
+closedO:
+	TESTQ DX, DX
+	JNZ   t10have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t10need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t10need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t10have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterO
+t10need:
+	MOVL  $10, AX // needToken | atAfter
+	MOVL  $1, CX
+	JMP   wexit
+
+// At a token that should open a member name.
+name:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   namec
+	MOVBLZX (SI)(DI*1), CX
+namec:
+	CMPL  CX, $0x22 // '"'
+	JNE   wfail
+	TESTQ DX, DX
+	JNZ   t11have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t11need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t11need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t11have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   named
+t11need:
+	MOVL  $14, AX // needToken | atNamed
+	MOVL  $1, CX
+	JMP   wexit
+
+// At the token after the opening mark of a member name.
+named:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   namedc
+	MOVBLZX (SI)(DI*1), CX
+namedc:
+	CMPL  CX, $0x3a // ':'
+	JEQ   colonok
+	CMPL  CX, $0x75 // 'u'
+	JNE   wfail
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   wfail
+	MOVL  $39, AX // checkEscapes | atColon
+	MOVL  $1, CX
+	JMP   wexit
+
+// At a token that should be a name separator.
+colon:
+	XORL  CX, CX
+	CMPQ  DI, R8
+	JAE   colonc
+	MOVBLZX (SI)(DI*1), CX
+colonc:
+	CMPL  CX, $0x3a // ':'
+	JNE   wfail
+colonok:
+	TESTQ DX, DX
+	JNZ   t12have
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t12need
+	MOVQ  index_masks(BX)(AX*8), DX
+	TESTQ DX, DX
+	JZ    t12need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+t12have:
+	BSFQ  DX, DI
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   valueO
+t12need:
+	MOVL  $9, AX // needToken | atValue
+	MOVL  $1, CX
+	JMP   wexit
+
+wdone:
+	MOVL  $64, AX // walkDone
+	XORL  CX, CX
+	JMP   wexit
+
+wfail:
+	MOVL  $65, AX // walkFail
+	XORL  CX, CX
+
+// AX: where to go on; CX: obj.
+wexit:
+	MOVQ  R9, index_j(BX)
+	MOVQ  r+16(FP), BX
+	MOVQ  AX, walkRegs_at(BX)
+	MOVQ  DI, walkRegs_p(BX)
+	MOVQ  DX, walkRegs_t(BX)
+	MOVQ  R11, walkRegs_base(BX)
+	MOVQ  R12, walkRegs_d(BX)
+	MOVB  CX, walkRegs_obj(BX)
+	RET
