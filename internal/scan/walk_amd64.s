@@ -29,6 +29,10 @@ TEXT ·walkAMD64(SB), NOSPLIT, $0-32
 	MOVQ walkRegs_d(AX), R12
 	MOVBLZX walkRegs_obj(AX), CX
 	MOVQ walkRegs_at(AX), AX
+	// The token at the text's end, which refill gives where no token is
+	// left: no place of walk accepts it.
+	CMPQ DI, R8
+	JAE  wfail
 	// Where to go on.
 	CMPQ AX, $2 // atAfter
 	JNE  w3
@@ -62,8 +66,6 @@ w6:
 
 // At a token that should start a value, in an object.
 valueO:
-	CMPQ  DI, R8
-	JAE   scalarO
 	MOVBLZX (SI)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
 	JEQ   stringO
@@ -83,22 +85,23 @@ scalarO: // For container to check.
 	MOVL  $1, CX
 	JMP   wexit
 stringO:
-	TESTQ DX, DX
-	JNZ   t1have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t1need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t1need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t1have:
 	BSFQ  DX, DI
+	JZ    t1more
+t1have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   strO
+t1more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t1need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t1need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t1have
 t1need:
 	MOVL  $11, AX // needToken | atString
 	MOVL  $1, CX
@@ -116,6 +119,8 @@ intOloop:
 	JMP   intOloop
 intOend:
 	ADDL  $0x30, CX
+	CMPL  CX, $0x2c // ','
+	JEQ   tookO
 	JMP   delimO
 trueO:
 	MOVQ  R8, AX
@@ -150,22 +155,23 @@ delimOhi:
 	BTQ   CX, AX
 	JCC   scalarO
 tookO:
-	TESTQ DX, DX
-	JNZ   t2have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t2need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t2need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t2have:
 	BSFQ  DX, DI
+	JZ    t2more
+t2have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterO
+t2more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t2need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t2need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t2have
 t2need:
 	MOVL  $10, AX // needToken | atAfter
 	MOVL  $1, CX
@@ -173,9 +179,6 @@ t2need:
 
 // At the token after a value, in an object.
 afterO:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   afterOc
 	MOVBLZX (SI)(DI*1), CX
 afterOc:
 	CMPL  CX, $0x2c // ','
@@ -184,22 +187,23 @@ afterOc:
 	JEQ   closed
 	JMP   wfail
 commaO:
-	TESTQ DX, DX
-	JNZ   t3have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t3need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t3need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t3have:
 	BSFQ  DX, DI
+	JZ    t3more
+t3have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   name
+t3more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t3need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t3need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t3have
 t3need:
 	MOVL  $13, AX // needToken | atName
 	MOVL  $1, CX
@@ -207,9 +211,6 @@ t3need:
 
 // At the token after the opening mark of a string value.
 strO:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   strOc
 	MOVBLZX (SI)(DI*1), CX
 strOc:
 	CMPL  CX, $0x75 // 'u'
@@ -222,9 +223,6 @@ strOc:
 
 // At the token after an opening bracket.
 openedO:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   openedOc
 	MOVBLZX (SI)(DI*1), CX
 openedOc:
 	CMPL  CX, $0x7d
@@ -233,8 +231,6 @@ openedOc:
 
 // At a token that should start a value, in an array.
 valueA:
-	CMPQ  DI, R8
-	JAE   scalarA
 	MOVBLZX (SI)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
 	JEQ   stringA
@@ -254,22 +250,23 @@ scalarA: // For container to check.
 	MOVL  $0, CX
 	JMP   wexit
 stringA:
-	TESTQ DX, DX
-	JNZ   t4have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t4need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t4need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t4have:
 	BSFQ  DX, DI
+	JZ    t4more
+t4have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   strA
+t4more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t4need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t4need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t4have
 t4need:
 	MOVL  $11, AX // needToken | atString
 	MOVL  $0, CX
@@ -287,6 +284,8 @@ intAloop:
 	JMP   intAloop
 intAend:
 	ADDL  $0x30, CX
+	CMPL  CX, $0x2c // ','
+	JEQ   tookA
 	JMP   delimA
 trueA:
 	MOVQ  R8, AX
@@ -321,22 +320,23 @@ delimAhi:
 	BTQ   CX, AX
 	JCC   scalarA
 tookA:
-	TESTQ DX, DX
-	JNZ   t5have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t5need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t5need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t5have:
 	BSFQ  DX, DI
+	JZ    t5more
+t5have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterA
+t5more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t5need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t5need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t5have
 t5need:
 	MOVL  $10, AX // needToken | atAfter
 	MOVL  $0, CX
@@ -344,9 +344,6 @@ t5need:
 
 // At the token after a value, in an array.
 afterA:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   afterAc
 	MOVBLZX (SI)(DI*1), CX
 afterAc:
 	CMPL  CX, $0x2c // ','
@@ -355,22 +352,23 @@ afterAc:
 	JEQ   closed
 	JMP   wfail
 commaA:
-	TESTQ DX, DX
-	JNZ   t6have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t6need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t6need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t6have:
 	BSFQ  DX, DI
+	JZ    t6more
+t6have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   valueA
+t6more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t6need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t6need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t6have
 t6need:
 	MOVL  $9, AX // needToken | atValue
 	MOVL  $0, CX
@@ -378,9 +376,6 @@ t6need:
 
 // At the token after the opening mark of a string value.
 strA:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   strAc
 	MOVBLZX (SI)(DI*1), CX
 strAc:
 	CMPL  CX, $0x75 // 'u'
@@ -393,9 +388,6 @@ strAc:
 
 // At the token after an opening bracket.
 openedA:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   openedAc
 	MOVBLZX (SI)(DI*1), CX
 openedAc:
 	CMPL  CX, $0x5d
@@ -414,22 +406,23 @@ openO:
 	MOVQ  (R14)(AX*8), CX
 	BTSQ  R12, CX
 	MOVQ  CX, (R14)(AX*8)
-	TESTQ DX, DX
-	JNZ   t7have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t7need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t7need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t7have:
 	BSFQ  DX, DI
+	JZ    t7more
+t7have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   openedO
+t7more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t7need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t7need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t7have
 t7need:
 	MOVL  $12, AX // needToken | atOpened
 	MOVL  $1, CX
@@ -444,22 +437,23 @@ openA:
 	MOVQ  (R14)(AX*8), CX
 	BTRQ  R12, CX
 	MOVQ  CX, (R14)(AX*8)
-	TESTQ DX, DX
-	JNZ   t8have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t8need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t8need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t8have:
 	BSFQ  DX, DI
+	JZ    t8more
+t8have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   openedA
+t8more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t8need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t8need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t8have
 t8need:
 	MOVL  $12, AX // needToken | atOpened
 	MOVL  $0, CX
@@ -475,43 +469,45 @@ closed:
 	MOVQ  (R14)(AX*8), AX
 	BTQ   R12, AX
 	JCS   closedO
-	TESTQ DX, DX
-	JNZ   t9have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t9need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t9need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t9have:
 	BSFQ  DX, DI
+	JZ    t9more
+t9have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterA
+t9more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t9need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t9need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t9have
 t9need:
 	MOVL  $10, AX // needToken | atAfter
 	MOVL  $0, CX
 	JMP   wexit
 closedO:
-	TESTQ DX, DX
-	JNZ   t10have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t10need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t10need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t10have:
 	BSFQ  DX, DI
+	JZ    t10more
+t10have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterO
+t10more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t10need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t10need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t10have
 t10need:
 	MOVL  $10, AX // needToken | atAfter
 	MOVL  $1, CX
@@ -519,29 +515,27 @@ t10need:
 
 // At a token that should open a member name.
 name:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   namec
 	MOVBLZX (SI)(DI*1), CX
 namec:
 	CMPL  CX, $0x22 // '"'
 	JNE   wfail
-	TESTQ DX, DX
-	JNZ   t11have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t11need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t11need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t11have:
 	BSFQ  DX, DI
+	JZ    t11more
+t11have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   named
+t11more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t11need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t11need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t11have
 t11need:
 	MOVL  $14, AX // needToken | atNamed
 	MOVL  $1, CX
@@ -549,9 +543,6 @@ t11need:
 
 // At the token after the opening mark of a member name.
 named:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   namedc
 	MOVBLZX (SI)(DI*1), CX
 namedc:
 	CMPL  CX, $0x3a // ':'
@@ -566,30 +557,28 @@ namedc:
 
 // At a token that should be a name separator.
 colon:
-	XORL  CX, CX
-	CMPQ  DI, R8
-	JAE   colonc
 	MOVBLZX (SI)(DI*1), CX
 colonc:
 	CMPL  CX, $0x3a // ':'
 	JNE   wfail
 colonok:
-	TESTQ DX, DX
-	JNZ   t12have
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t12need
-	MOVQ  index_masks(BX)(AX*8), DX
-	TESTQ DX, DX
-	JZ    t12need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-t12have:
 	BSFQ  DX, DI
+	JZ    t12more
+t12have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   valueO
+t12more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t12need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t12need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t12have
 t12need:
 	MOVL  $9, AX // needToken | atValue
 	MOVL  $1, CX
