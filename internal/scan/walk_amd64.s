@@ -7,8 +7,15 @@
 //
 // scanner.walk in assembly: the same places, the same grammar, the same
 // places to go on at (r, on entry and on return), so that container may
-// run either. The context, object or array, is part of where the code is
-// (the labels ending in O and A), so that no register holds it.
+// run either. The kind of container, object or array, is part of where
+// the code is (the labels ending in O and A), so that no register holds
+// it. Every token taken from the masks is a byte of the text, so its byte
+// is read without a bound check; the one past the text's end that refill
+// gives where no token is left is refused on entry, as every place of walk
+// refuses it. The code that follows a member ("name":"value",) and an
+// element ("value",) runs straight on from one token to the next; what is
+// seldom needed (the next block's tokens, a return to container) is out of
+// line at the end.
 //
 // Registers: SI the text, R8 its length, BX the index, R9 ix.j, R10 ix.n,
 // DX t, R11 base, DI p, R12 d, R13 depth, R14 the stack of s; AX and CX
@@ -29,8 +36,6 @@ TEXT ·walkAMD64(SB), NOSPLIT, $0-32
 	MOVQ walkRegs_d(AX), R12
 	MOVBLZX walkRegs_obj(AX), CX
 	MOVQ walkRegs_at(AX), AX
-	// The token at the text's end, which refill gives where no token is
-	// left: no place of walk accepts it.
 	CMPQ DI, R8
 	JAE  wfail
 	// Where to go on.
@@ -64,11 +69,82 @@ w6:
 	JEQ  named
 	JMP  colon // atColon
 
+// At the token after a value, in an object: ',' and the next member's
+// name, or '}'.
+afterO:
+	MOVBLZX (SI)(DI*1), CX
+afterOc:
+	CMPL  CX, $0x2c // ','
+	JNE   afterOclose
+	BSFQ  DX, DI
+	JZ    t1more
+t1have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+// At a token that should open a member name.
+name:
+	CMPB  (SI)(DI*1), $0x22 // '"'
+	JNE   wfail
+	BSFQ  DX, DI
+	JZ    t2more
+t2have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+// At the token after the opening mark of a member name: ':', or a \u
+// escape in the name, for container.
+named:
+	MOVBLZX (SI)(DI*1), CX
+	CMPL  CX, $0x3a // ':'
+	JNE   namedu
+colonok:
+	BSFQ  DX, DI
+	JZ    t3more
+t3have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
 // At a token that should start a value, in an object.
 valueO:
 	MOVBLZX (SI)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
-	JEQ   stringO
+	JNE   valueO2
+	BSFQ  DX, DI
+	JZ    t4more
+t4have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+// At the token after the opening mark of a string value: a \u escape
+// in it, for container, or the token after it.
+strO:
+	MOVBLZX (SI)(DI*1), CX
+	CMPL  CX, $0x75 // 'u'
+	JNE   afterOc
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   afterOc
+	MOVL  $34, AX // checkEscapes | atAfter
+	MOVL  $1, CX
+	JMP   wexit
+afterOclose:
+	CMPL  CX, $0x7d // '}'
+	JEQ   closed
+	JMP   wfail
+namedu:
+	CMPL  CX, $0x75 // 'u'
+	JNE   wfail
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   wfail
+	MOVL  $39, AX // checkEscapes | atColon
+	MOVL  $1, CX
+	JMP   wexit
+// At a token that should be a name separator (after a name's escapes).
+colon:
+	CMPB  (SI)(DI*1), $0x3a // ':'
+	JEQ   colonok
+	JMP   wfail
+valueO2:
 	CMPL  CX, $0x7b // '{'
 	JEQ   openO
 	CMPL  CX, $0x5b // '['
@@ -82,28 +158,6 @@ valueO:
 	JEQ   falseO
 scalarO: // For container to check.
 	MOVL  $26, AX // checkScalar | needToken | atAfter
-	MOVL  $1, CX
-	JMP   wexit
-stringO:
-	BSFQ  DX, DI
-	JZ    t1more
-t1have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   strO
-t1more: // The next block's tokens, if stage 1 has read it.
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t1need
-	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t1need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-	JMP   t1have
-t1need:
-	MOVL  $11, AX // needToken | atString
 	MOVL  $1, CX
 	JMP   wexit
 intO: // An integer, unless a fraction or an exponent follows.
@@ -151,89 +205,58 @@ delimO: // Whether CX may follow a number or literal (delimits).
 delimOhi:
 	CMPL  CX, $128
 	JAE   scalarO
-	MOVQ  $0x2800000028000000, AX // [ ] { } less 64
+	MOVQ  $0x2800000028000000, AX // [ ] { }, less 64
 	BTQ   CX, AX
 	JCC   scalarO
 tookO:
 	BSFQ  DX, DI
-	JZ    t2more
-t2have:
+	JZ    t5more
+t5have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterO
-t2more: // The next block's tokens, if stage 1 has read it.
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t2need
-	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t2need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-	JMP   t2have
-t2need:
-	MOVL  $10, AX // needToken | atAfter
-	MOVL  $1, CX
-	JMP   wexit
 
-// At the token after a value, in an object.
-afterO:
+// At the token after a value, in an array: ',' and the next element, or
+// ']'.
+afterA:
 	MOVBLZX (SI)(DI*1), CX
-afterOc:
+afterAc:
 	CMPL  CX, $0x2c // ','
-	JEQ   commaO
-	CMPL  CX, $0x7d
-	JEQ   closed
-	JMP   wfail
-commaO:
+	JNE   afterAclose
 	BSFQ  DX, DI
-	JZ    t3more
-t3have:
+	JZ    t6more
+t6have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
-	JMP   name
-t3more: // The next block's tokens, if stage 1 has read it.
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t3need
-	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t3need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-	JMP   t3have
-t3need:
-	MOVL  $13, AX // needToken | atName
-	MOVL  $1, CX
-	JMP   wexit
-
-// At the token after the opening mark of a string value.
-strO:
-	MOVBLZX (SI)(DI*1), CX
-strOc:
-	CMPL  CX, $0x75 // 'u'
-	JNE   afterOc
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
-	JNE   afterOc
-	MOVL  $34, AX // checkEscapes | atAfter
-	MOVL  $1, CX
-	JMP   wexit
-
-// At the token after an opening bracket.
-openedO:
-	MOVBLZX (SI)(DI*1), CX
-openedOc:
-	CMPL  CX, $0x7d
-	JEQ   closed
-	JMP   name
-
 // At a token that should start a value, in an array.
 valueA:
 	MOVBLZX (SI)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
-	JEQ   stringA
+	JNE   valueA2
+	BSFQ  DX, DI
+	JZ    t7more
+t7have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+// At the token after the opening mark of a string value: a \u escape
+// in it, for container, or the token after it.
+strA:
+	MOVBLZX (SI)(DI*1), CX
+	CMPL  CX, $0x75 // 'u'
+	JNE   afterAc
+	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	JNE   afterAc
+	MOVL  $34, AX // checkEscapes | atAfter
+	MOVL  $0, CX
+	JMP   wexit
+afterAclose:
+	CMPL  CX, $0x5d // ']'
+	JEQ   closed
+	JMP   wfail
+valueA2:
 	CMPL  CX, $0x7b // '{'
 	JEQ   openO
 	CMPL  CX, $0x5b // '['
@@ -247,28 +270,6 @@ valueA:
 	JEQ   falseA
 scalarA: // For container to check.
 	MOVL  $26, AX // checkScalar | needToken | atAfter
-	MOVL  $0, CX
-	JMP   wexit
-stringA:
-	BSFQ  DX, DI
-	JZ    t4more
-t4have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   strA
-t4more: // The next block's tokens, if stage 1 has read it.
-	LEAQ  1(R9), AX
-	CMPQ  AX, R10
-	JEQ   t4need
-	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t4need
-	MOVQ  AX, R9
-	ADDQ  $64, R11
-	JMP   t4have
-t4need:
-	MOVL  $11, AX // needToken | atString
 	MOVL  $0, CX
 	JMP   wexit
 intA: // An integer, unless a fraction or an exponent follows.
@@ -316,17 +317,149 @@ delimA: // Whether CX may follow a number or literal (delimits).
 delimAhi:
 	CMPL  CX, $128
 	JAE   scalarA
-	MOVQ  $0x2800000028000000, AX // [ ] { } less 64
+	MOVQ  $0x2800000028000000, AX // [ ] { }, less 64
 	BTQ   CX, AX
 	JCC   scalarA
 tookA:
 	BSFQ  DX, DI
-	JZ    t5more
-t5have:
+	JZ    t8more
+t8have:
 	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterA
+
+// At the token after an opening bracket.
+openedO:
+	CMPB  (SI)(DI*1), $0x7d // '}'
+	JEQ   closed
+	JMP   name
+openedA:
+	CMPB  (SI)(DI*1), $0x5d // ']'
+	JEQ   closed
+	JMP   valueA
+
+// At an opening bracket: one level deeper, the stack's bit for it set
+// (object) or cleared (array), unless that is deeper than the stack.
+openO:
+	INCQ  R12
+	MOVQ  s+0(FP), AX
+	CMPQ  R12, scanner_deepest(AX)
+	JGT   wfail
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTSQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	BSFQ  DX, DI
+	JZ    t9more
+t9have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   openedO
+openA:
+	INCQ  R12
+	MOVQ  s+0(FP), AX
+	CMPQ  R12, scanner_deepest(AX)
+	JGT   wfail
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTRQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	BSFQ  DX, DI
+	JZ    t10more
+t10have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   openedA
+
+// At the bracket that closes the container at depth d: the container's
+// end, or the token after it in the one around it.
+closed:
+	DECQ  R12
+	CMPQ  R12, R13
+	JEQ   wdone
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), AX
+	BTQ   R12, AX
+	JCS   closedO
+	BSFQ  DX, DI
+	JZ    t11more
+t11have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterA
+closedO:
+	BSFQ  DX, DI
+	JZ    t12more
+t12have:
+	ADDQ  R11, DI
+	LEAQ  -1(DX), AX
+	ANDQ  AX, DX
+	JMP   afterO
+
+// What is seldom needed.
+t1more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t1need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t1need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t1have
+t1need:
+	MOVL  $13, AX // needToken | atName
+	MOVL  $1, CX
+	JMP   wexit
+t2more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t2need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t2need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t2have
+t2need:
+	MOVL  $14, AX // needToken | atNamed
+	MOVL  $1, CX
+	JMP   wexit
+t3more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t3need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t3need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t3have
+t3need:
+	MOVL  $9, AX // needToken | atValue
+	MOVL  $1, CX
+	JMP   wexit
+t4more: // The next block's tokens, if stage 1 has read it.
+	LEAQ  1(R9), AX
+	CMPQ  AX, R10
+	JEQ   t4need
+	MOVQ  index_masks(BX)(AX*8), DX
+	BSFQ  DX, DI
+	JZ    t4need
+	MOVQ  AX, R9
+	ADDQ  $64, R11
+	JMP   t4have
+t4need:
+	MOVL  $11, AX // needToken | atString
+	MOVL  $1, CX
+	JMP   wexit
 t5more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -339,26 +472,8 @@ t5more: // The next block's tokens, if stage 1 has read it.
 	JMP   t5have
 t5need:
 	MOVL  $10, AX // needToken | atAfter
-	MOVL  $0, CX
+	MOVL  $1, CX
 	JMP   wexit
-
-// At the token after a value, in an array.
-afterA:
-	MOVBLZX (SI)(DI*1), CX
-afterAc:
-	CMPL  CX, $0x2c // ','
-	JEQ   commaA
-	CMPL  CX, $0x5d
-	JEQ   closed
-	JMP   wfail
-commaA:
-	BSFQ  DX, DI
-	JZ    t6more
-t6have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   valueA
 t6more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -373,46 +488,6 @@ t6need:
 	MOVL  $9, AX // needToken | atValue
 	MOVL  $0, CX
 	JMP   wexit
-
-// At the token after the opening mark of a string value.
-strA:
-	MOVBLZX (SI)(DI*1), CX
-strAc:
-	CMPL  CX, $0x75 // 'u'
-	JNE   afterAc
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
-	JNE   afterAc
-	MOVL  $34, AX // checkEscapes | atAfter
-	MOVL  $0, CX
-	JMP   wexit
-
-// At the token after an opening bracket.
-openedA:
-	MOVBLZX (SI)(DI*1), CX
-openedAc:
-	CMPL  CX, $0x5d
-	JEQ   closed
-	JMP   valueA
-
-// At an opening bracket: one level deeper, the stack's bit for it set
-// (object) or cleared (array).
-openO:
-	INCQ  R12
-	MOVQ  s+0(FP), AX
-	CMPQ  R12, scanner_deepest(AX)
-	JGT   wfail
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTSQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
-	BSFQ  DX, DI
-	JZ    t7more
-t7have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   openedO
 t7more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -424,26 +499,9 @@ t7more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t7have
 t7need:
-	MOVL  $12, AX // needToken | atOpened
-	MOVL  $1, CX
+	MOVL  $11, AX // needToken | atString
+	MOVL  $0, CX
 	JMP   wexit
-openA:
-	INCQ  R12
-	MOVQ  s+0(FP), AX
-	CMPQ  R12, scanner_deepest(AX)
-	JGT   wfail
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTRQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
-	BSFQ  DX, DI
-	JZ    t8more
-t8have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   openedA
 t8more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -455,27 +513,9 @@ t8more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t8have
 t8need:
-	MOVL  $12, AX // needToken | atOpened
+	MOVL  $10, AX // needToken | atAfter
 	MOVL  $0, CX
 	JMP   wexit
-
-// At the bracket that closes the container at depth d.
-closed:
-	DECQ  R12
-	CMPQ  R12, R13
-	JEQ   wdone
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), AX
-	BTQ   R12, AX
-	JCS   closedO
-	BSFQ  DX, DI
-	JZ    t9more
-t9have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   afterA
 t9more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -487,17 +527,9 @@ t9more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t9have
 t9need:
-	MOVL  $10, AX // needToken | atAfter
-	MOVL  $0, CX
+	MOVL  $12, AX // needToken | atOpened
+	MOVL  $1, CX
 	JMP   wexit
-closedO:
-	BSFQ  DX, DI
-	JZ    t10more
-t10have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   afterO
 t10more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -509,23 +541,9 @@ t10more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t10have
 t10need:
-	MOVL  $10, AX // needToken | atAfter
-	MOVL  $1, CX
+	MOVL  $12, AX // needToken | atOpened
+	MOVL  $0, CX
 	JMP   wexit
-
-// At a token that should open a member name.
-name:
-	MOVBLZX (SI)(DI*1), CX
-namec:
-	CMPL  CX, $0x22 // '"'
-	JNE   wfail
-	BSFQ  DX, DI
-	JZ    t11more
-t11have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   named
 t11more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -537,38 +555,9 @@ t11more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t11have
 t11need:
-	MOVL  $14, AX // needToken | atNamed
-	MOVL  $1, CX
+	MOVL  $10, AX // needToken | atAfter
+	MOVL  $0, CX
 	JMP   wexit
-
-// At the token after the opening mark of a member name.
-named:
-	MOVBLZX (SI)(DI*1), CX
-namedc:
-	CMPL  CX, $0x3a // ':'
-	JEQ   colonok
-	CMPL  CX, $0x75 // 'u'
-	JNE   wfail
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
-	JNE   wfail
-	MOVL  $39, AX // checkEscapes | atColon
-	MOVL  $1, CX
-	JMP   wexit
-
-// At a token that should be a name separator.
-colon:
-	MOVBLZX (SI)(DI*1), CX
-colonc:
-	CMPL  CX, $0x3a // ':'
-	JNE   wfail
-colonok:
-	BSFQ  DX, DI
-	JZ    t12more
-t12have:
-	ADDQ  R11, DI
-	LEAQ  -1(DX), AX
-	ANDQ  AX, DX
-	JMP   valueO
 t12more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -580,7 +569,7 @@ t12more: // The next block's tokens, if stage 1 has read it.
 	ADDQ  $64, R11
 	JMP   t12have
 t12need:
-	MOVL  $9, AX // needToken | atValue
+	MOVL  $10, AX // needToken | atAfter
 	MOVL  $1, CX
 	JMP   wexit
 
