@@ -73,6 +73,7 @@ type index struct {
 	grow  int // how many blocks the next refill reads at most
 	st    indexState
 	bad   bool // stage 1 found a fault: no more tokens
+	long  bool // stage 1 stopped before a block inside a string
 	open  int  // the offset of the quotation mark that opens the string stage 1 stopped in
 	j, n  int  // the block whose tokens container takes (masks[j]) and the number of masks
 }
@@ -82,21 +83,22 @@ type index struct {
 // least one (a mask may have no token: a block of whitespace). Where no
 // token is left (the text's end, or a fault found), it gives one block at
 // len(s.data) whose first byte is a token, at which byteAt reads 0, which
-// no state of walk accepts. Where the blocks read before end inside a
-// string (one that fills a block, before which stage 1 stops, or that
-// crosses the end of the blocks read), it finishes the string with str,
-// from its opening quotation mark, and goes on after it: str is faster on
-// strings, and stage 1 has nothing to find there.
+// no state of walk accepts. Where stage 1 stopped before a block that is
+// all inside a string, refill finishes the string with str, from its
+// opening quotation mark, and goes on after it: str is faster on long
+// strings, and stage 1 has nothing to find there. A shorter string that
+// crosses the end of the blocks read is left to stage 1, which carries
+// its state to the next call: a call of str costs more than finishing it.
 func (s *scanner) refill(ix *index) int {
 	data := s.data
 	for !ix.bad && ix.pos < len(data) {
-		if ix.st.inStr != 0 {
+		if ix.long {
 			e := s.str(ix.open)
 			if s.flt != ok {
 				s.flt = ok // value finds it again, in its place
 				break
 			}
-			ix.pos, ix.st = e, indexState{}
+			ix.pos, ix.st, ix.long = e, indexState{}, false
 			continue
 		}
 		var b []byte
@@ -113,9 +115,9 @@ func (s *scanner) refill(ix *index) int {
 		// since the last refill, as much as was read before it.
 		ix.grow = min(2*ix.grow, maskCap)
 		start := ix.pos
-		done, n, bad, _ := indexBlocks(b, &ix.st, &ix.masks)
+		done, n, bad, long := indexBlocks(b, &ix.st, &ix.masks)
 		ix.pos = min(ix.pos+done, len(data))
-		ix.bad = bad
+		ix.bad, ix.long = bad, long
 		if ix.st.inStr != 0 {
 			// The last quotation mark among the tokens opens the string
 			// the blocks end in.
