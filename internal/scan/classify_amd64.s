@@ -695,7 +695,8 @@ iend:
 // and its masks from compares into mask registers. The UTF-8 check, the
 // simple escapes and the u of \u escapes, where a block needs them, are
 // indexBlocksAVX2's, on the block's halves (Y0, and Y1 taken from Z0).
-// Z16-Z22 hold ", \, 0x20, 0x0f, the two class tables and 0x07.
+// Z16-Z22 hold ", \, 0x20, 0x0f, the two class tables and 0x07, in place
+// of indexBlocksAVX2's Y6 and Y13-Y15, which it does not load.
 TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
@@ -709,10 +710,6 @@ TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	VMOVDQU yutf8lo1<>(SB), Y9
 	VMOVDQU yutf8hi2<>(SB), Y10
 	VMOVDQU ynibble<>(SB), Y11
-	VMOVDQU yquote<>(SB), Y13
-	VMOVDQU ysolidus<>(SB), Y14
-	VMOVDQU ymax1f<>(SB), Y15
-	VMOVDQU yclasslo<>(SB), Y6
 	MOVL $0x22, AX
 	VPBROADCASTB AX, Z16 // "
 	MOVL $0x5c, AX
