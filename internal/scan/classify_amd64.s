@@ -689,14 +689,22 @@ iend:
 	MOVQ AX, n+48(FP)
 	RET
 
+// The constants of indexBlocksAVX512 read from memory, each byte in all 64
+// bytes of its symbol.
+#define CONST64(name, v) DATA name<>+0(SB)/8, v; DATA name<>+8(SB)/8, v; DATA name<>+16(SB)/8, v; DATA name<>+24(SB)/8, v; DATA name<>+32(SB)/8, v; DATA name<>+40(SB)/8, v; DATA name<>+48(SB)/8, v; DATA name<>+56(SB)/8, v; GLOBL name<>(SB), RODATA|NOPTR, $64
+CONST64(z20, $0x2020202020202020)
+CONST64(z07, $0x0707070707070707)
+
 // func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
 //
 // indexBlocksAVX2 with AVX-512 (F and BW): each block in one register, Z0,
 // and its masks from compares into mask registers. The UTF-8 check, the
 // simple escapes and the u of \u escapes, where a block needs them, are
 // indexBlocksAVX2's, on the block's halves (Y0, and Y1 taken from Z0).
-// Z16-Z22 hold ", \, 0x20, 0x0f, the two class tables and 0x07, in place
-// of indexBlocksAVX2's Y6 and Y13-Y15, which it does not load.
+// Z13, Z14, Z11, Z6 and Z15 hold ", \, 0x0f (Y11 as in indexBlocksAVX2)
+// and the two class tables; z20 and z07 0x20 and 0x07, from memory. Only
+// Z0-Z15 are used, whose upper bits VZEROUPPER clears (it leaves
+// Z16-Z31 as they are).
 TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
@@ -709,19 +717,14 @@ TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	VMOVDQU yutf8hi1<>(SB), Y8
 	VMOVDQU yutf8lo1<>(SB), Y9
 	VMOVDQU yutf8hi2<>(SB), Y10
-	VMOVDQU ynibble<>(SB), Y11
 	MOVL $0x22, AX
-	VPBROADCASTB AX, Z16 // "
+	VPBROADCASTB AX, Z13 // "
 	MOVL $0x5c, AX
-	VPBROADCASTB AX, Z17 // \
-	MOVL $0x20, AX
-	VPBROADCASTB AX, Z18 // the bytes below it are control characters
+	VPBROADCASTB AX, Z14 // \
 	MOVL $0x0f, AX
-	VPBROADCASTB AX, Z19
-	MOVL $0x07, AX
-	VPBROADCASTB AX, Z22 // the structural classes
-	VBROADCASTI32X4 yclasshi<>(SB), Z20
-	VBROADCASTI32X4 yclasslo<>(SB), Z21
+	VPBROADCASTB AX, Z11
+	VBROADCASTI32X4 yclasshi<>(SB), Z6
+	VBROADCASTI32X4 yclasslo<>(SB), Z15
 
 zloop:
 	TESTQ CX, CX
@@ -747,9 +750,9 @@ zcheck:
 	JNZ  zbad
 
 zmasks:
-	VPCMPEQB Z16, Z0, K1
+	VPCMPEQB Z13, Z0, K1
 	KMOVQ K1, R12 // R12: quotation marks
-	VPCMPEQB Z17, Z0, K2
+	VPCMPEQB Z14, Z0, K2
 	KMOVQ K2, AX // AX: reverse solidi
 	MOVQ DX, cin-8(SP) // the escape carry into the block, for zlong
 	XORL BX, BX        // BX: the escaped bytes
@@ -814,7 +817,7 @@ zshort:
 	XORQ R10, AX // AX: inside strings
 
 	// No byte below 0x20 inside a string.
-	VPCMPUB $1, Z18, Z0, K1 // less than
+	VPCMPUB $1, z20<>(SB), Z0, K1 // less than
 	KMOVQ K1, R14
 	ANDQ AX, R14
 	JNZ  zbad
@@ -823,10 +826,10 @@ zshort:
 
 	// The classes of the bytes: Z2.
 	VPSRLW $4, Z0, Z2
-	VPANDQ Z19, Z2, Z2
-	VPSHUFB Z2, Z20, Z2
-	VPANDQ Z19, Z0, Z4
-	VPSHUFB Z4, Z21, Z4
+	VPANDQ Z11, Z2, Z2
+	VPSHUFB Z2, Z6, Z2
+	VPANDQ Z11, Z0, Z4
+	VPSHUFB Z4, Z15, Z4
 	VPANDQ Z4, Z2, Z2
 
 	// The bytes of numbers and literals: outside strings, neither
@@ -849,7 +852,7 @@ zshort:
 	ORQ  R13, R14
 
 	// The structural characters outside strings.
-	VPTESTMB Z22, Z2, K1
+	VPTESTMB z07<>(SB), Z2, K1
 	KMOVQ K1, R12
 	NOTQ AX
 	ANDQ AX, R12
