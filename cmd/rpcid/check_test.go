@@ -1087,3 +1087,92 @@ func TestHARStreamByteOrderMark(t *testing.T) {
 		t.Errorf("%d errors, %d warnings, %d responses; want none, none, 1", c.errors, c.warnings, s.counts.responses)
 	}
 }
+
+// A response in a HAR entry's response body answers the requests of that
+// entry's HTTP exchange before a pending request of an earlier entry with
+// an Equal id, as httpid answers a POST's own requests first: the earlier
+// request is the one left unanswered. Without an Equal id of its own (a GET
+// stream), an exchange's responses answer the earliest request sent.
+func TestHAROwnExchangeFirst(t *testing.T) {
+	req := func(id, method string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `"}`
+	}
+	res := func(id string) string { return `{"jsonrpc":"2.0","id":` + id + `,"result":{}}` }
+	events := func(ids ...string) string {
+		var b strings.Builder
+		for _, id := range ids {
+			b.WriteString("event: message\ndata: " + res(id) + "\n\n")
+		}
+		return b.String()
+	}
+	accepted := func(body string) [6]any { return [6]any{"POST", "", body, 202, "", ""} }
+	answered := func(body, mt, text string) [6]any { return [6]any{"POST", "", body, 200, mt, text} }
+	stream := func(ids ...string) [6]any { return [6]any{"GET", "", "", 200, "text/event-stream", events(ids...)} }
+	dup := func(entry int, id, method string, before int, beforeMethod string) string {
+		return fmt.Sprintf("<stdin>:entry %d: error: request id %s (%s) sent while request %s (entry %d, %s) is still pending: their responses cannot be told apart\n", entry, id, method, id, before, beforeMethod)
+	}
+	never := func(entry int, id, method string) string {
+		return fmt.Sprintf("<stdin>:entry %d: error: request %s (%s) was never answered\n", entry, id, method)
+	}
+	typeChanged := "<stdin>:entry %d: warning: response id \"1\" matches request 1 (entry %d, %s) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response\n"
+	for _, c := range []struct {
+		name    string
+		entries [][6]any
+		want    string
+	}{
+		{"JSON body", [][6]any{accepted(req("1", "a")), answered(req("1", "b"), "application/json", res("1"))},
+			dup(2, "1", "b", 1, "a") + never(1, "1", "a")},
+		{"event stream, type changed", [][6]any{accepted(req("1", "a")), answered(req("1", "b"), "text/event-stream", events(`"1"`))},
+			dup(2, "1", "b", 1, "a") + fmt.Sprintf(typeChanged, 2, 2, "b") + never(1, "1", "a")},
+		{"null ids", [][6]any{accepted(req("null", "a")), answered(req("null", "b"), "application/json", res("null"))},
+			"<stdin>:entry 1: warning: request a has a null id: JSON-RPC 2.0 discourages it and MCP forbids it; its response cannot be told from a reply to an unreadable request\n" +
+				"<stdin>:entry 2: warning: request b has a null id: JSON-RPC 2.0 discourages it and MCP forbids it; its response cannot be told from a reply to an unreadable request\n" +
+				dup(2, "null", "b", 1, "a") + never(1, "null", "a")},
+		// Its own first, then the earliest of the others.
+		{"own, then the earliest", [][6]any{accepted(req("1", "a")), accepted(req("1", "b")), answered(req("1", "c"), "application/json", "["+res("1")+","+res("1")+"]")},
+			dup(2, "1", "b", 1, "a") + dup(3, "1", "c", 1, "a") + never(2, "1", "b")},
+		// A batch of two behind an earlier request: both answered, in the
+		// order sent.
+		{"own batch", [][6]any{accepted(req("1", "a")), answered("["+req("1", "b")+","+req("1", "c")+"]", "application/json", "["+res("1")+","+res(`"1"`)+"]")},
+			dup(2, "1", "b", 1, "a") + dup(2, "1", "c", 1, "a") + fmt.Sprintf(typeChanged, 2, 2, "c") + never(1, "1", "a")},
+		// Both of a batch leave the queue from behind the earlier request,
+		// which the stream then answers, once.
+		{"own batch, then the earlier", [][6]any{accepted(req("1", "a")),
+			answered("["+req("1", "b")+","+req("1", "c")+"]", "application/json", "["+res("1")+","+res("1")+"]"), stream("1", "1")},
+			dup(2, "1", "b", 1, "a") + dup(2, "1", "c", 1, "a") +
+				"<stdin>:entry 3: error: response id 1 is a second answer: request 1 (entry 1, a) was already answered at entry 3\n"},
+		// The requests left queued are answered in the order sent after
+		// the last one left the queue, and one response more is a second
+		// answer to the last answered.
+		{"own last, then the rest", [][6]any{accepted(req("1", "a")), accepted(req("1", "b")), accepted(req("1", "c")),
+			answered(req("1", "d"), "application/json", res("1")), stream("1", "1", "1", "1")},
+			dup(2, "1", "b", 1, "a") + dup(3, "1", "c", 1, "a") + dup(4, "1", "d", 1, "a") +
+				"<stdin>:entry 5: error: response id 1 is a second answer: request 1 (entry 3, c) was already answered at entry 5\n"},
+		{"own first of a batch, then the rest", [][6]any{accepted(req("1", "a")),
+			answered("["+req("1", "b")+","+req("1", "c")+"]", "application/json", res(`"1"`)), stream("1", "1", "1")},
+			dup(2, "1", "b", 1, "a") + dup(2, "1", "c", 1, "a") + fmt.Sprintf(typeChanged, 2, 2, "b") +
+				"<stdin>:entry 3: error: response id 1 is a second answer: request 1 (entry 2, c) was already answered at entry 3\n"},
+		// A stream that answers no request of its exchange answers the
+		// earliest.
+		{"GET stream", [][6]any{accepted(req("1", "a")), accepted(req("1", "b")), stream("1")},
+			dup(2, "1", "b", 1, "a") + never(2, "1", "b")},
+		// A request sent with the id of a cancelled one, answered by its
+		// own exchange while another with the id is pending: one response
+		// more than the requests take is still the cancelled one's late
+		// answer.
+		{"cancelled id reused", [][6]any{accepted(req("1", "a")), accepted(req("1", "b")),
+			accepted(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`),
+			answered(req("1", "c"), "application/json", res("1")), stream("1", "1")},
+			dup(2, "1", "b", 1, "a") +
+				"<stdin>:entry 4: error: request id 1 (c) reuses the id of request 1 (entry 1, a), which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's\n" +
+				dup(4, "1", "c", 2, "b")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, out, _ := runCmd(t, strings.NewReader(harOf(t, c.entries...)), "check", "-")
+			findings, _, _ := strings.Cut(out, "checked ")
+			if diff := cmp.Diff(c.want, findings); diff != "" {
+				t.Errorf("check:\n%s\nfindings (-want +got):\n%s", out, diff)
+			}
+		})
+	}
+}

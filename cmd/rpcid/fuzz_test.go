@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +37,12 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("2025-07-12T05:51:44.601Z [a] [info] Message from client: {\"method\":\"x\",\"jsonrpc\":\"2.0\",\"id\":0}\n" +
 		"2025-07-12T05:51:44.602Z [a] [info] Server disconnected.\n2025-07-12T05:51:44.603Z [info] [a] Initializing server...\n" +
 		"2025-07-12T05:51:44.604Z [a] [info] Message from server: {\"jsonrpc\":\"2.0\",\"id\":\"0\",\"result\":{}}\n"))
+	// A HAR whose entries send one id in turn, answered by their own
+	// response bodies and a GET stream (see session.own).
+	f.Add([]byte(`{"log":{"entries":[` +
+		`{"request":{"method":"POST","url":"http://h/mcp","postData":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}"}},"response":{"status":202,"content":{}}},` +
+		`{"request":{"method":"POST","url":"http://h/mcp","postData":{"mimeType":"application/json","text":"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"b\"},{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"c\"}]"}},"response":{"status":200,"content":{"mimeType":"application/json","text":"{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}"}}},` +
+		`{"request":{"method":"GET","url":"http://h/mcp"},"response":{"status":200,"content":{"mimeType":"text/event-stream","text":"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"}}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var out, errOut bytes.Buffer
 		code := run([]string{"check", "-"}, bytes.NewReader(data), &out, &errOut)
@@ -82,6 +89,9 @@ func FuzzCheck(f *testing.F) {
 		if pending := livePending(s.t); pending != s.t.pending {
 			t.Fatalf("%d live unanswered records, pending %d", pending, s.t.pending)
 		}
+		if err := checkQueues(s.t); err != nil {
+			t.Fatal(err)
+		}
 		for si := range s.t.sides {
 			sd := &s.t.sides[si]
 			n := 0
@@ -106,6 +116,9 @@ func FuzzCheck(f *testing.F) {
 				if pending := livePending(p.t); pending != p.t.pending {
 					t.Fatalf("HAR: %d live unanswered records, pending %d", pending, p.t.pending)
 				}
+				if err := checkQueues(p.t); err != nil {
+					t.Fatalf("HAR: %v", err)
+				}
 			}
 		}
 	})
@@ -123,4 +136,47 @@ func livePending(t *table) int {
 		}
 	}
 	return n
+}
+
+// checkQueues checks the queues of requests with Equal ids in t: behind
+// each request its sides' indexes hold, the requests queued are pending,
+// each links back to the one before it, and the first names the last.
+func checkQueues(t *table) error {
+	for si := range t.sides {
+		sd := &t.sides[si]
+		var heads []ref
+		for _, x := range sd.ints {
+			heads = append(heads, x)
+		}
+		for _, x := range sd.strs {
+			heads = append(heads, x)
+		}
+		for _, x := range sd.index {
+			heads = append(heads, x)
+		}
+		for _, h := range heads {
+			head := t.at(h)
+			if head.dupNext == none {
+				continue
+			}
+			prev, n := h, 0
+			for x := head.dupNext; x != none; x = t.at(x).dupNext {
+				r := t.at(x)
+				if r.flags&(fLive|fAnswered) != fLive {
+					return fmt.Errorf("request %d queued behind %d is not pending (flags %#x)", x, h, r.flags)
+				}
+				if r.dupTail != prev {
+					return fmt.Errorf("request %d queued behind %d links back to %d, not %d", x, h, r.dupTail, prev)
+				}
+				if n++; n > len(t.slab) {
+					return fmt.Errorf("the queue behind %d has a cycle", h)
+				}
+				prev = x
+			}
+			if head.dupTail != prev {
+				return fmt.Errorf("request %d names %d the last queued, not %d", h, head.dupTail, prev)
+			}
+		}
+	}
+	return nil
 }

@@ -331,6 +331,7 @@ func (s *session) harEntry(n int, e *harEntry) {
 	s.use(partKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
+	clear(s.ownDups)
 	s.entryLost = s.entryLost[:0]
 	s.unreadable, s.cut = false, ""
 	s.inWebSocket = false

@@ -88,6 +88,10 @@
 //     Responses are matched to requests across all entries of the file
 //     whatever their order: in the HTTP+SSE transport the GET stream, listed
 //     first, carries the answers to POSTs made later (each answered 202).
+//     Of requests pending with Equal ids, a response in an entry's response
+//     body answers those of the entry's request body first, as httpid
+//     answers a POST's requests on that POST's response; otherwise the one
+//     sent first.
 //     A HAR that holds several MCP sessions (a desktop host's traffic to
 //     several servers, a session started anew) keeps the requests of each
 //     apart: a session is an endpoint, the request URL without query or

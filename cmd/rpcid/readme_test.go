@@ -141,6 +141,22 @@ func TestREADMEClaims(t *testing.T) {
 				t.Errorf("an event typed \" message \": = %d, %q", code, out)
 			}
 		}},
+		{"Of requests pending with Equal ids (a `duplicate-id`), a response in an entry's response body answers the ones in that entry's request body first, as httpid answers a POST's requests on that POST's response; otherwise (on a GET stream, in WebSocket frames) the one sent first.", func(t *testing.T) {
+			ping := func(method string) string { return `{"jsonrpc":"2.0","id":1,"method":"` + method + `"}` }
+			pong := `{"jsonrpc":"2.0","id":1,"result":{}}`
+			har := harOf(t, [6]any{"POST", "", ping("a"), 202, "", ""}, [6]any{"POST", "", ping("b"), 200, "application/json", pong})
+			want := "<stdin>:entry 2: error: request id 1 (b) sent while request 1 (entry 1, a) is still pending: their responses cannot be told apart\n" +
+				"<stdin>:entry 1: error: request 1 (a) was never answered\n"
+			if _, out, _ := check(t, bytes.NewReader([]byte(har)), "check", "-"); !strings.HasPrefix(out, want) {
+				t.Errorf("its own request first: %q", out)
+			}
+			har = harOf(t, [6]any{"POST", "", ping("a"), 202, "", ""}, [6]any{"POST", "", ping("b"), 202, "", ""}, [6]any{"GET", "", "", 200, "text/event-stream", "data: " + pong + "\n\n"})
+			want = "<stdin>:entry 2: error: request id 1 (b) sent while request 1 (entry 1, a) is still pending: their responses cannot be told apart\n" +
+				"<stdin>:entry 2: error: request 1 (b) was never answered\n"
+			if _, out, _ := check(t, bytes.NewReader([]byte(har)), "check", "-"); !strings.HasPrefix(out, want) {
+				t.Errorf("a GET stream, the one sent first: %q", out)
+			}
+		}},
 		{"A capture with nothing to check (an empty file, only blank lines, a HAR with no JSON-RPC bodies) is an error finding that says what the file held", func(t *testing.T) {
 			for _, name := range []string{"empty.jsonl", "blank.jsonl", "no-jsonrpc.har", "no-entries.har"} {
 				if code, out, _ := check(t, nil, "check", "testdata/"+name); code != 1 || !strings.Contains(out, ": error: nothing to check: ") {

@@ -203,6 +203,11 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
+	// ownDups are the first client requests of the HAR entry being read
+	// queued behind a pending request of an earlier entry with an Equal
+	// id, by its key: a response in the entry's response body answers
+	// them first (see own).
+	ownDups map[idKey]ownDup
 	// entryLost are the texts of the response body of the HAR entry being
 	// read that could not be read, for the requests of its POST; lostAll
 	// is a text that may answer any request of any part (a line of an MCP
@@ -707,13 +712,26 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
 			// A duplicate: queue it behind the pending request.
+			prev := y
 			if head.dupNext == none {
 				head.dupNext = x
 			} else {
-				t.at(head.dupTail).dupNext = x
+				prev = head.dupTail
+				t.at(prev).dupNext = x
 			}
 			head.dupTail = x
-			r.dupNext, r.dupTail = none, none
+			r.dupNext, r.dupTail = none, prev
+			if s.bodyName == "request" && !server && head.pos != r.pos {
+				// Sent in a HAR entry's request body behind a request of an
+				// earlier entry: a response in this entry's response body
+				// answers it first (see own).
+				if _, ok := s.ownDups[key]; !ok {
+					if s.ownDups == nil {
+						s.ownDups = map[idKey]ownDup{}
+					}
+					s.ownDups[key] = ownDup{x, r.seq}
+				}
+			}
 			t.pending++
 			t.pendLink(sd, x)
 			f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
@@ -854,6 +872,7 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	if id.Kind() == rpcid.KindNull {
 		x, ok := sd.get(keyOf(id))
 		if ok && t.at(x).flags&fAnswered == 0 {
+			x = s.own(pos, sd, keyOf(id), x)
 			// A request sent with a null id is pending: this answers it,
 			// unless it is a parse error or an invalid request, which may
 			// as well reply to a message the peer could not read.
@@ -897,7 +916,7 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		s.numericWarnings(pos, "response", id, raw, "")
 		return
 	}
-	s.answer(pos, sd, x, id, raw)
+	s.answer(pos, sd, s.own(pos, sd, keyOf(id), x), id, raw)
 }
 
 // refuse records the error errRaw of a non-2xx HTTP response as the
@@ -934,11 +953,62 @@ func (t *table) promoteDup(sd *side, key idKey, x ref) bool {
 	if n.dupTail == next {
 		n.dupTail = none
 	}
-	sd.set(key, next)
+	sd.set(key, next) // the request after it already links back to it
 	if needsJS(n.id()) {
 		t.jsLink(sd, next)
 	}
 	return true
+}
+
+// unqueue takes request x out of the queue of requests with an Equal id
+// behind head, where it may stand anywhere; head stays first.
+func (t *table) unqueue(head, x ref) {
+	r := t.at(x)
+	prev, next := r.dupTail, r.dupNext
+	r.dupNext, r.dupTail = none, none
+	t.at(prev).dupNext = next
+	switch {
+	case next != none:
+		t.at(next).dupTail = prev
+	case prev == head:
+		t.at(head).dupTail = none // the queue is empty
+	default:
+		t.at(head).dupTail = prev
+	}
+}
+
+// own returns the pending request that a response with an id of key,
+// read at pos, answers among those queued with the pending request head
+// (the one sd's index holds for key): in a HAR response body, the first
+// request of the entry's own HTTP exchange, as httpid answers a POST's
+// requests on that POST's response before any other (see restore.Table);
+// otherwise, and when the exchange sent no such request, head, the
+// earliest sent.
+func (s *session) own(pos position, sd *side, key idKey, head ref) ref {
+	t := s.t
+	if s.bodyName != "response" || len(s.ownDups) == 0 || t.at(head).pos == pos.n() {
+		return head
+	}
+	o, ok := s.ownDups[key]
+	if !ok {
+		return head
+	}
+	// o is the first request of the entry queued behind an earlier one
+	// (see request); the requests after it in the queue are the entry's
+	// too, and take its place when it is answered (see answer).
+	r := t.at(o.x)
+	if r.flags&(fLive|fAnswered|fServer) != fLive || r.seq != o.seq || r.dupTail == none || sd != &t.sides[0] {
+		return head // no longer queued behind another entry's request
+	}
+	return o.x
+}
+
+// ownDup is a request of a HAR entry queued behind a request of an
+// earlier entry (see session.ownDups): its record, and its seq, which
+// tells it from a request that took the record after it was freed.
+type ownDup struct {
+	x   ref
+	seq uint32
 }
 
 // answer matches the response at pos (id, raw) to the pending request x.
@@ -950,7 +1020,26 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 	t.pending--
 	t.pendUnlink(sd, x)
 
-	if t.promoteDup(sd, key, x) {
+	if head, ok := sd.get(key); ok && head != x && r.dupTail != none {
+		// Queued behind head, and answered first (see own): it leaves the
+		// queue, and the next request of its exchange takes its place.
+		next := r.dupNext
+		t.unqueue(head, x)
+		r.flags |= fDropped
+		if r.flags&fLate != 0 {
+			// The late answer may still come: after the requests queued
+			// with the id.
+			t.at(head).flags |= fLate
+			r.flags &^= fLate
+		}
+		if o, ok := s.ownDups[key]; ok && o.x == x {
+			if next != none {
+				s.ownDups[key] = ownDup{next, t.at(next).seq}
+			} else {
+				delete(s.ownDups, key)
+			}
+		}
+	} else if t.promoteDup(sd, key, x) {
 		r.flags |= fDropped
 		if r.flags&fLate != 0 {
 			// The late answer may still come: after the requests queued

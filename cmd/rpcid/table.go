@@ -52,7 +52,10 @@ type request struct {
 	seq    uint32 // order of arrival within a line or entry
 	note   uint32 // index+1 into the session's notes: why it may have gone unanswered
 	// dupNext links the later requests with an Equal id, sent while this
-	// one was pending; dupTail is the last of them (head only).
+	// one was pending. dupTail is, in the first request (the one the side's
+	// index holds), the last of them; in a request queued behind it, the
+	// request before it, so that a request can leave the queue from its
+	// middle (see unqueue).
 	dupNext, dupTail ref
 	// jsPrev and jsNext link the requests that share a float64 in the
 	// side's js index. Once answered, they hold the line or entry of the
