@@ -310,7 +310,10 @@
 //     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed
 //     (no 2xx status) answers no server request: if the server request is
 //     never answered, its finding says where the answer went and why.
-//   - invalid-message (error): data after a HAR file's object (another
+//   - invalid-message (error): a HAR file cut short or not JSON inside or
+//     after an entry, with the byte offset where the input ends or of the
+//     byte at fault (before any entry could be read, it is the
+//     nothing-to-check finding); data after a HAR file's object (another
 //     capture joined to it with cat, which is not read), or a line, body,
 //     event or batch element that is not
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with

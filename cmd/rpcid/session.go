@@ -188,9 +188,15 @@ type session struct {
 	t    *table
 	seq  uint32
 	har  bool
-	// harBroken says why a HAR file could not be read before its first
-	// entry, for the nothing-to-check finding.
-	harBroken string
+	// harBroken says why a HAR file could not be read from some point on
+	// (before its first entry, inside an entry or after one), for the
+	// nothing-to-check finding; harBrokenAfterEntries, that the point is
+	// after its entries array ended. harBase is where the HAR's text starts
+	// in the file (after a UTF-8 byte order mark), for the offsets of
+	// findings.
+	harBroken             string
+	harBrokenAfterEntries bool
+	harBase               int64
 	// final: the HAR has been read; deferred responses are matched now.
 	final bool
 
@@ -1528,7 +1534,9 @@ func (s *session) nothingToCheck() {
 	switch {
 	case s.encoding != "":
 		what = s.encoding
-	case s.har && s.entries == 0 && s.harBroken != "":
+	case s.har && s.entries+s.badEntries == 0 && s.harBroken != "" && s.harBrokenAfterEntries:
+		what = s.harBroken + ", and it has no entries"
+	case s.har && s.entries+s.badEntries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
 	case s.har && s.entries == 0 && s.badEntries > 0:
 		// Every entry, for none was read.
@@ -1536,13 +1544,27 @@ func (s *session) nothingToCheck() {
 		if s.badEntries > 1 {
 			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
 		}
+		if s.harBroken != "" && !s.harBrokenAfterEntries {
+			// Its entries are those before the file breaks off.
+			what = "the 1 entry read before the file stops being valid is not a HAR entry"
+			if s.badEntries > 1 {
+				what = fmt.Sprintf("none of the %d entries read before the file stops being valid is a HAR entry", s.badEntries)
+			}
+		}
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:
 		// Entries that are not HAR entries count: none of them was read.
-		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries+s.badEntries, "entry"))
-		if s.entries+s.badEntries == 1 {
+		n := s.entries + s.badEntries
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(n, "entry"))
+		if n == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
+		}
+		if s.harBroken != "" && !s.harBrokenAfterEntries {
+			what = fmt.Sprintf("none of the %s read before the file stops being valid has a JSON-RPC 2.0 message", plural(n, "entry"))
+			if n == 1 {
+				what = "the 1 entry read before the file stops being valid has no JSON-RPC 2.0 message"
+			}
 		}
 		var parts []string
 		for _, k := range sortedKeys(s.skipped) {
