@@ -413,6 +413,9 @@ func (c *checker) check(name string, r io.Reader) error {
 		_, err = io.Copy(io.Discard, br)
 	} else if isHAR(br) {
 		s.har = true
+		if bom {
+			s.harBase = 3
+		}
 		err = s.readHAR(br)
 	} else {
 		err = s.readJSONLines(br)

@@ -1176,3 +1176,182 @@ func TestHAROwnExchangeFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestHARCutOrBrokenInEntry checks the findings of a HAR file cut short, or
+// not JSON, inside an entry (the first or a later one, in its request or its
+// response) or between entries: each says where the file stops being valid,
+// with the byte offset where the input ends or of the byte at fault (not
+// where the entry starts), and none says the file has no entries.
+func TestHARCutOrBrokenInEntry(t *testing.T) {
+	const head = `{"log":{"version":"1.2","entries":[`
+	entry := func(id int, status int) string {
+		req, _ := json.Marshal(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call"}`, id))
+		resp, _ := json.Marshal(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, id))
+		if status == 202 {
+			resp = []byte(`""`)
+		}
+		return fmt.Sprintf(`{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"mimeType":"application/json","text":%s}},`+
+			`"response":{"status":%d,"content":{"mimeType":"application/json","text":%s}},"time":5}`, req, status, resp)
+	}
+	answered, accepted := entry(1, 200), entry(1, 202)
+	second := entry(2, 200)
+	notHAR := `{"request":{"method":"POST","url":"http://127.0.0.1/mcp","postData":{"text":5}},"response":{"status":200}}`
+	page := `{"request":{"method":"GET","url":"http://127.0.0.1/"},"response":{"status":200,"content":{"mimeType":"text/html","text":"<p>"}}}`
+	// upTo cuts e just before the first mark in it.
+	upTo := func(e, mark string) string {
+		i := strings.Index(e, mark)
+		if i < 0 {
+			t.Fatalf("%q not in %s", mark, e)
+		}
+		return e[:i]
+	}
+	// withX puts an x, which is no JSON, just after the first mark in e.
+	withX := func(e, mark string) string {
+		cut := upTo(e, mark) + mark
+		return cut + "x" + e[len(cut):]
+	}
+	xAt := func(har string) int { return strings.Index(har, `:x`) + 1 }
+	for _, c := range []struct {
+		name string
+		har  string
+		want func(har string) string // the findings, without the summary
+	}{
+		{"first entry, in its request", head + upTo(answered, `"url"`), func(har string) string {
+			return fmt.Sprintf("<stdin>: error: nothing to check: not a valid HAR file: it is cut short inside entry 1 (the input ends at byte offset %d), and no entry could be read\n", len(har))
+		}},
+		{"first entry, in its response", head + upTo(answered, `"time"`), func(har string) string {
+			return fmt.Sprintf("<stdin>: error: nothing to check: not a valid HAR file: it is cut short inside entry 1 (the input ends at byte offset %d), and no entry could be read\n", len(har))
+		}},
+		{"first entry, after a byte order mark", "\ufeff" + head + upTo(answered, `"status"`), func(har string) string {
+			return fmt.Sprintf("<stdin>: error: nothing to check: not a valid HAR file: it is cut short inside entry 1 (the input ends at byte offset %d), and no entry could be read\n", len(har))
+		}},
+		{"later entry, in its request", head + answered + "," + upTo(second, `"postData"`), func(har string) string {
+			return fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", len(har))
+		}},
+		{"later entry, in its response", head + answered + "," + upTo(second, `}},"time"`), func(har string) string {
+			return fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", len(har))
+		}},
+		{"later entry, a request waiting for its answer", head + accepted + "," + upTo(second, `"response"`), func(har string) string {
+			return fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %[1]d)\n"+
+				"<stdin>:entry 1: error: request 1 (tools/call) has no response in the capture: the HAR file, which may hold it after entry 1, is not valid from there on (it is cut short inside entry 2: the input ends at byte offset %[1]d); its HTTP response was 202 Accepted\n", len(har))
+		}},
+		{"first entry, not JSON in its request", head + withX(answered, `"request":`) + "]}}", func(har string) string {
+			return fmt.Sprintf("<stdin>: error: nothing to check: not a valid HAR file inside entry 1: invalid character 'x' looking for beginning of value at byte offset %d, and no entry could be read\n", xAt(har))
+		}},
+		{"later entry, not JSON in its response", head + answered + "," + withX(second, `"response":`) + "]}}", func(har string) string {
+			return fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file inside entry 2: invalid character 'x' looking for beginning of value at byte offset %d\n", xAt(har))
+		}},
+		{"no comma between entries", head + answered + " " + second + "]}}", func(har string) string {
+			return fmt.Sprintf("<stdin>: error: not a valid HAR file after entry 1: expected comma after array element at byte offset %d\n", len(head+answered+" "))
+		}},
+		{"after an entry and its comma", head + answered + ",", func(har string) string {
+			return fmt.Sprintf("<stdin>: error: not a valid HAR file: it is cut short after entry 1 (the input ends at byte offset %d)\n", len(har))
+		}},
+		{"after the entries", head + answered + "]", func(har string) string {
+			return fmt.Sprintf("<stdin>: error: not a valid HAR file: it is cut short after entry 1 (the input ends at byte offset %d)\n", len(har))
+		}},
+		{"an entry that is not a HAR entry, then one cut short", head + notHAR + "," + upTo(second, `"response"`), func(har string) string {
+			return "<stdin>:entry 1: error: not a HAR entry: json: cannot unmarshal number into Go struct field harContent.request.postData.text of type string\n" +
+				fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", len(har)) +
+				"<stdin>: error: nothing to check: the 1 entry read before the file stops being valid is not a HAR entry\n"
+		}},
+		{"an entry without JSON-RPC, then one cut short", head + page + "," + upTo(second, `"response"`), func(har string) string {
+			return fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", len(har)) +
+				"<stdin>: error: nothing to check: the 1 entry read before the file stops being valid has no JSON-RPC 2.0 message (bodies not examined: 1 text/html)\n"
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCmd(t, strings.NewReader(c.har), "check", "-")
+			findings, _, _ := strings.Cut(out, "checked ")
+			if want := c.want(c.har); code != 1 || findings != want || errOut != "" {
+				t.Errorf("check of\n%s\n= %d, stderr %q, findings:\n%s\nwant 1 and findings:\n%s", c.har, code, errOut, findings, want)
+			}
+		})
+	}
+
+	// Cut anywhere in its entries, a HAR file is said to be cut short
+	// inside the entry the cut is in (or after the one before it), where
+	// its input ends.
+	full := head + answered + "," + second + "]}}"
+	second0 := len(head) + len(answered) + 1
+	for n := len(head) + 1; n < len(full)-2; n++ {
+		har := full[:n]
+		_, out, _ := runCmd(t, strings.NewReader(har), "check", "-")
+		var want string
+		switch {
+		case n < second0-1:
+			want = fmt.Sprintf("<stdin>: error: nothing to check: not a valid HAR file: it is cut short inside entry 1 (the input ends at byte offset %d), and no entry could be read\n", n)
+		case n <= second0:
+			want = fmt.Sprintf("<stdin>: error: not a valid HAR file: it is cut short after entry 1 (the input ends at byte offset %d)\n", n)
+		case n < len(full)-3:
+			want = fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", n)
+		default:
+			want = fmt.Sprintf("<stdin>: error: not a valid HAR file: it is cut short after entry 2 (the input ends at byte offset %d)\n", n)
+		}
+		if findings, _, _ := strings.Cut(out, "checked "); findings != want {
+			t.Errorf("check of the HAR cut after %d bytes, %q, says\n%s\nwant findings\n%s", n, har[max(0, n-20):], out, want)
+		}
+	}
+}
+
+// TestFractionalIDSDKClaims checks that the fractional-id warning names an
+// SDK as rejecting an id only when it does for that id: the TypeScript SDK
+// reads an id that JSON.parse rounds to a safe integer (1e-400 to 0), as
+// conformance/RESULTS.md measured (sent 0, received 1e-400: wrong match),
+// and go-sdk truncates an id only when the result is its integer part. The
+// unsafe-integer warning says the Python SDK rejects an id beyond int64 not
+// spelled as an integer (its ids are strict integers).
+func TestFractionalIDSDKClaims(t *testing.T) {
+	const intro = "request id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; "
+	const others = ", the Python, Rust (rmcp) and C# SDKs reject it, and sourcegraph/jsonrpc2 closes the connection"
+	const all = ", the TypeScript, Python, Rust (rmcp) and C# SDKs reject it, and sourcegraph/jsonrpc2 closes the connection"
+	for _, c := range []struct{ id, want string }{
+		{"1e-400", "go-sdk and the TypeScript SDK read it as 0 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		{"-1e-400", "go-sdk and the TypeScript SDK read it as 0 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		{"2.0000000000000001", "go-sdk and the TypeScript SDK read it as 2 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		{"0.99999999999999999", "go-sdk and the TypeScript SDK read it as 1 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		{"-0.99999999999999999", "go-sdk and the TypeScript SDK read it as -1 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		{"9007199254740991.4", "go-sdk and the TypeScript SDK read it as 9007199254740991 (float64, through which both read it, rounds it to that integer), which can match a request with that id" + others},
+		// Beyond 2^53-1 the TypeScript SDK's schema refuses the double.
+		{"9007199254740992.5", "go-sdk truncates it to 9007199254740992, which can match a request with that id" + all},
+		{"9007199254740993.5", "go-sdk reads it as 9007199254740994 (float64 rounds it to that integer), which can match a request with that id" + all},
+		{"1.5", "go-sdk truncates it to 1, which can match a request with that id" + all},
+		{"-2.75", "go-sdk truncates it to -2, which can match a request with that id" + all},
+		{"1.0000000000000002", "go-sdk truncates it to 1, which can match a request with that id" + all},
+		{"12345678901234567890.5", "go-sdk's conversion to int64 overflows" + all},
+	} {
+		capture := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call"}`+"\n", c.id)
+		_, out, _ := runCmd(t, strings.NewReader(capture), "check", "-")
+		want := "<stdin>:1: warning: " + fmt.Sprintf(intro, c.id) + c.want + "\n"
+		if first, _, _ := strings.Cut(out, "\n"); first+"\n" != want {
+			t.Errorf("check of id %s says\n%s\nwant first\n%s", c.id, out, want)
+		}
+	}
+
+	// The warning agrees with the unmatched-response finding about what
+	// JSON.parse does with the id (the two faulty outputs: 1e-400 against
+	// request 0, 2.0000000000000001 against request 2).
+	for _, c := range []struct{ sent, got string }{{"0", "1e-400"}, {"2", "2.0000000000000001"}} {
+		capture := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"a"}`+"\n"+`{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", c.sent, c.got)
+		_, out, _ := runCmd(t, strings.NewReader(capture), "check", "-")
+		unmatched := fmt.Sprintf("<stdin>:2: error: response id %s matches no pending request; JavaScript JSON.parse reads it as %s and would deliver it to request %s (line 1, a), whose id is different\n", c.got, c.sent, c.sent)
+		warning := fmt.Sprintf("<stdin>:2: warning: response id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; "+
+			"go-sdk and the TypeScript SDK read it as %s (float64, through which both read it, rounds it to that integer), which can match a request with that id"+others+"\n", c.got, c.sent)
+		if !strings.Contains(out, unmatched) || !strings.Contains(out, warning) || strings.Contains(out, "the TypeScript, Python") {
+			t.Errorf("check of response %s to request %s says\n%s\nwant\n%s%s", c.got, c.sent, out, unmatched, warning)
+		}
+	}
+
+	// Beyond int64: the Python SDK keeps an integer spelling exactly and
+	// rejects any other (a float to its JSON parser).
+	for _, c := range []struct{ id, want string }{
+		{"1e20", "request id 1e20 is beyond int64 (above 2^63-1): go-sdk's conversion to int64 overflows, and rmcp, the C# SDK and the Python SDK reject it (Python reads this spelling as a float); float64 holds it exactly; the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)"},
+		{"100000000000000000000", "request id 100000000000000000000 is beyond int64 (above 2^63-1): go-sdk's conversion to int64 overflows, rmcp and the C# SDK reject it, and the Python SDK keeps it exactly; float64 holds it exactly; the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)"},
+	} {
+		capture := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"tools/call"}`+"\n", c.id)
+		_, out, _ := runCmd(t, strings.NewReader(capture), "check", "-")
+		if want := "<stdin>:1: warning: " + c.want + "\n"; !strings.HasPrefix(out, want) {
+			t.Errorf("check of id %s says\n%s\nwant first\n%s", c.id, out, want)
+		}
+	}
+}

@@ -196,27 +196,54 @@ func (c *harContent) recorded() bool {
 // readHAR reads a HAR capture one entry at a time with a streaming decoder.
 func (s *session) readHAR(r io.Reader) error {
 	dec := json.NewDecoder(r)
-	entry := 0
-	decoding := false // inside an entry
+	entry := 0           // the entries read, HAR entries or not
+	inEntry := false     // the text that could not be read is an entry's
+	entriesDone := false // the entries array has ended
+	value := false       // the error is a Decode's of a whole value
 	bad := func(err error) error {
 		var se *json.SyntaxError
 		// io.EOF too: the decoder returns it where a member name or value
 		// should start, and a capture detected as HAR that ends there is
 		// truncated, not unreadable.
-		if errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, errMalformedHAR) {
-			msg := fmt.Sprintf("not a valid HAR file (near byte %d): %v", dec.InputOffset(), err)
-			if !decoding && entry == 0 {
-				// Broken before any entry: there is no entry to name, and
-				// the one finding is that nothing could be checked.
-				s.harBroken = msg
-				return nil
-			}
-			s.invalid(position{entry: entry + 1}, "", msg)
-			// The entries the file lacks may hold answers.
-			s.lostAll = lostAny{^uint32(0), fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (near byte %d), and the rest is not read", entry, dec.InputOffset())}
+		if !errors.As(err, &se) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errMalformedHAR) {
+			return err
+		}
+		where := ""
+		switch {
+		case inEntry:
+			where = fmt.Sprintf(" inside entry %d", entry+1)
+		case entry > 0:
+			where = fmt.Sprintf(" after entry %d", entry)
+		}
+		detail, cut := harFault(dec, err, value, s.harBase)
+		msg := "not a valid HAR file" + where + ": " + detail
+		if cut {
+			msg = fmt.Sprintf("not a valid HAR file: it is cut short%s (%s)", where, detail)
+		}
+		s.harBroken, s.harBrokenAfterEntries = msg, entriesDone
+		if entry == 0 {
+			// Broken before any entry could be read, or inside the first:
+			// there is no entry to name, and the one finding is that
+			// nothing could be checked.
 			return nil
 		}
-		return err
+		pos := position{} // between entries, or after them: the file's
+		if inEntry {
+			pos = position{entry: entry + 1}
+		}
+		s.invalid(pos, "", msg)
+		// The entries the file lacks, and the one it breaks in, may hold
+		// answers.
+		why := fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (%s), and the rest is not read", entry, detail)
+		if cut {
+			why = fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (it is cut short%s: %s)", entry, where, detail)
+		}
+		s.lostAll = lostAny{^uint32(0), why}
+		return nil
+	}
+	badValue := func(err error) error {
+		value = true
+		return bad(err)
 	}
 	if err := expectDelim(dec, '{'); err != nil {
 		return bad(err)
@@ -229,7 +256,7 @@ func (s *session) readHAR(r io.Reader) error {
 		}
 		if key != "log" {
 			if err := skipValue(dec); err != nil {
-				return bad(err)
+				return badValue(err)
 			}
 			continue
 		}
@@ -243,7 +270,7 @@ func (s *session) readHAR(r io.Reader) error {
 			}
 			if key != "entries" {
 				if err := skipValue(dec); err != nil {
-					return bad(err)
+					return badValue(err)
 				}
 				continue
 			}
@@ -253,9 +280,7 @@ func (s *session) readHAR(r io.Reader) error {
 			}
 			for dec.More() {
 				var e harEntry
-				decoding = true
 				err := dec.Decode(&e)
-				decoding = false
 				entry++
 				var te *json.UnmarshalTypeError
 				if errors.As(err, &te) {
@@ -265,8 +290,12 @@ func (s *session) readHAR(r io.Reader) error {
 				}
 				if err != nil {
 					entry--
-					decoding = true // the entry being read is the broken one
-					return bad(err)
+					// The entry being read is the broken one, unless the
+					// input ends before it starts (after a comma) or no
+					// comma comes before it.
+					var se *json.SyntaxError
+					inEntry = err != io.EOF && !(errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected comma"))
+					return badValue(err)
 				}
 				s.entries++
 				s.harEntry(entry, &e)
@@ -274,6 +303,7 @@ func (s *session) readHAR(r io.Reader) error {
 			if err := expectDelim(dec, ']'); err != nil {
 				return bad(err)
 			}
+			entriesDone = true
 		}
 		if err := expectDelim(dec, '}'); err != nil {
 			return bad(err)
@@ -301,6 +331,44 @@ func (s *session) readHAR(r io.Reader) error {
 }
 
 var errMalformedHAR = errors.New("unexpected JSON structure")
+
+// harFault says where and why dec could not read a HAR file, after err, for
+// a finding: for a file cut short, where the input ends (cut is true); for
+// a syntax error, the byte at fault. Offsets count from the start of the
+// file's text (base: the byte order mark check skipped). value says err
+// is that of a Decode of a whole value (an entry, a member skipped), not
+// of a Token.
+//
+// The decoder's own offsets do not serve: after a failed Decode its
+// InputOffset is where the value started, and the Offset of a SyntaxError
+// from Decode counts only the bytes of the values it scanned. But the
+// decoder keeps the text from where the value started to where it stopped
+// reading, so the value is scanned again, as Unmarshal scans, to find the
+// byte. The errors of the decoder's own checks between values (a Token it
+// would not take, Decode's "expected colon after object key") are at
+// InputOffset, the byte it stopped at; a Token error in a member name,
+// which Token reads with Decode, is found by scanning again.
+func harFault(dec *json.Decoder, err error, value bool, base int64) (detail string, cut bool) {
+	start := dec.InputOffset()
+	buf, _ := io.ReadAll(dec.Buffered())
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		// The decoder read to the end of the input.
+		return fmt.Sprintf("the input ends at byte offset %d", base+start+int64(len(buf))), true
+	}
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		// errMalformedHAR: a token read whole, of the wrong kind.
+		return fmt.Sprintf("%v, near byte offset %d", err, base+start), false
+	}
+	var again *json.SyntaxError
+	found := errors.As(json.Unmarshal(buf, new(json.RawMessage)), &again) && again.Error() == se.Error()
+	inString := strings.Contains(se.Error(), " in string ") || strings.Contains(se.Error(), " hexadecimal character escape")
+	if found && (value || len(buf) > 0 && buf[0] == '"' && inString) {
+		// Offset counts the byte at fault.
+		return fmt.Sprintf("%v at byte offset %d", err, base+start+again.Offset-1), false
+	}
+	return fmt.Sprintf("%v at byte offset %d", err, base+start), false
+}
 
 // expectDelim reads the next token and checks that it is d.
 func expectDelim(dec *json.Decoder, d json.Delim) error {

@@ -285,10 +285,14 @@
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
 //     what goes wrong and for whom: whether a float64 holds it exactly (if not,
 //     the value JavaScript and go-sdk read instead), whether it is beyond int64
-//     (go-sdk overflows, rmcp and C# reject it, Python keeps it), and that the
+//     (go-sdk overflows, rmcp and C# reject it, the Python SDK keeps it when
+//     it is spelled as an integer and rejects it otherwise), and that the
 //     TypeScript SDK rejects it.
 //   - fractional-id (warning): a number id that is not an integer: go-sdk
-//     truncates it, the TypeScript, Python, Rust and C# SDKs reject it.
+//     reads it as the integer named (truncated, or the one float64 rounds it
+//     to); the Python, Rust and C# SDKs reject it, and so does the
+//     TypeScript SDK unless JSON.parse rounds it to a safe integer (1e-400 to
+//     0), which it then reads as go-sdk does.
 //   - null-request-id (warning): a request with a null id. It is pending like
 //     any other: a response with a null id answers it (no finding), unless
 //     the response is a parse error or an invalid request, which is
@@ -314,7 +318,10 @@
 //     that exchange are unanswered-request findings saying so. A client answer in a POST refused or failed
 //     (no 2xx status) answers no server request: if the server request is
 //     never answered, its finding says where the answer went and why.
-//   - invalid-message (error): data after a HAR file's object (another
+//   - invalid-message (error): a HAR file cut short or not JSON inside or
+//     after an entry, with the byte offset where the input ends or of the
+//     byte at fault (before any entry could be read, it is the
+//     nothing-to-check finding); data after a HAR file's object (another
 //     capture joined to it with cat, which is not read), or a line, body,
 //     event or batch element that is not
 //     JSON (RFC 8259, with strict UTF-8) or not a JSON-RPC 2.0 message, with

@@ -188,9 +188,15 @@ type session struct {
 	t    *table
 	seq  uint32
 	har  bool
-	// harBroken says why a HAR file could not be read before its first
-	// entry, for the nothing-to-check finding.
-	harBroken string
+	// harBroken says why a HAR file could not be read from some point on
+	// (before its first entry, inside an entry or after one), for the
+	// nothing-to-check finding; harBrokenAfterEntries, that the point is
+	// after its entries array ended. harBase is where the HAR's text starts
+	// in the file (after a UTF-8 byte order mark), for the offsets of
+	// findings.
+	harBroken             string
+	harBrokenAfterEntries bool
+	harBase               int64
 	// final: the HAR has been read; deferred responses are matched now.
 	final bool
 
@@ -1617,7 +1623,9 @@ func (s *session) nothingToCheck() {
 	switch {
 	case s.encoding != "":
 		what = s.encoding
-	case s.har && s.entries == 0 && s.harBroken != "":
+	case s.har && s.entries+s.badEntries == 0 && s.harBroken != "" && s.harBrokenAfterEntries:
+		what = s.harBroken + ", and it has no entries"
+	case s.har && s.entries+s.badEntries == 0 && s.harBroken != "":
 		what = s.harBroken + ", and no entry could be read"
 	case s.har && s.entries == 0 && s.badEntries > 0:
 		// Every entry, for none was read.
@@ -1625,13 +1633,27 @@ func (s *session) nothingToCheck() {
 		if s.badEntries > 1 {
 			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
 		}
+		if s.harBroken != "" && !s.harBrokenAfterEntries {
+			// Its entries are those before the file breaks off.
+			what = "the 1 entry read before the file stops being valid is not a HAR entry"
+			if s.badEntries > 1 {
+				what = fmt.Sprintf("none of the %d entries read before the file stops being valid is a HAR entry", s.badEntries)
+			}
+		}
 	case s.har && s.entries == 0:
 		what = "the HAR file has no entries"
 	case s.har:
 		// Entries that are not HAR entries count: none of them was read.
-		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(s.entries+s.badEntries, "entry"))
-		if s.entries+s.badEntries == 1 {
+		n := s.entries + s.badEntries
+		what = fmt.Sprintf("none of its %s has a JSON-RPC 2.0 message", plural(n, "entry"))
+		if n == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
+		}
+		if s.harBroken != "" && !s.harBrokenAfterEntries {
+			what = fmt.Sprintf("none of the %s read before the file stops being valid has a JSON-RPC 2.0 message", plural(n, "entry"))
+			if n == 1 {
+				what = "the 1 entry read before the file stops being valid has no JSON-RPC 2.0 message"
+			}
 		}
 		var parts []string
 		for _, k := range sortedKeys(s.skipped) {
@@ -1688,11 +1710,15 @@ const maxSafe = 1<<53 - 1
 
 // numericWarnings warns about a numeric id beyond 2^53-1 in magnitude or
 // with a fractional part, and reports whether it did. The reasons are
-// those of the SDK survey: the TypeScript SDK's schema accepts only safe
-// integers; JSON.parse and go-sdk read ids through float64, which rounds
-// what it cannot hold and which go-sdk then converts to int64 (truncating a
-// fraction, overflowing beyond int64); rmcp and the C# SDK read only
-// integers within int64; Python keeps any integer exactly.
+// those of the SDK survey and the peer results: the TypeScript SDK reads
+// ids with JSON.parse, and its schema accepts the double only when it is a
+// safe integer (zod 4's int()), whatever the spelling; JSON.parse and go-sdk
+// read ids through float64, which rounds what it cannot hold (1e-400 to 0)
+// and which go-sdk then converts to int64 (truncating a fraction,
+// overflowing beyond int64); rmcp and the C# SDK read only integers within
+// int64, spelled as integers; the Python SDK's ids are strict integers,
+// which it keeps exactly, but a number spelled with a fraction or an
+// exponent is a float to its JSON parser, which it refuses.
 func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []byte, method string) bool {
 	facts, ok := numberFactsOf(id, raw)
 	if !ok {
@@ -1702,12 +1728,34 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 	f.Method = method
 	if !facts.Integer {
 		msg := fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; ", what, show(raw))
-		if facts.GoSDK == "overflow" {
+		// A fraction is spelled with "." or an exponent, which rmcp's
+		// serde_json, C#'s GetInt64 and the Python SDK's strict integers
+		// refuse, and sourcegraph/jsonrpc2's uint64 too.
+		rejecters := "the Python, Rust (rmcp) and C# SDKs reject it"
+		n, tsReads := jsSafeInteger(raw)
+		switch {
+		case tsReads:
+			// The double nearest to it is a safe integer (1e-400 is 0,
+			// 2.0000000000000001 is 2): JSON.parse reads that, the
+			// TypeScript SDK's schema accepts it and _onresponse looks it
+			// up, and go-sdk's conversion to int64 keeps it.
+			msg += "go-sdk and the TypeScript SDK read it as " + n + " (float64, through which both read it, rounds it to that integer), which can match a request with that id"
+		case facts.GoSDK == "overflow":
 			msg += "go-sdk's conversion to int64 overflows"
-		} else {
+		case facts.GoSDK == truncDecimal(raw):
 			msg += "go-sdk truncates it to " + facts.GoSDK + ", which can match a request with that id"
+		default:
+			// Beyond 2^53 the double nearest to it is an integer, which
+			// go-sdk's conversion keeps (9007199254740993.5 is
+			// 9007199254740994).
+			msg += "go-sdk reads it as " + facts.GoSDK + " (float64 rounds it to that integer), which can match a request with that id"
 		}
-		msg += ", the TypeScript, Python, Rust (rmcp) and C# SDKs reject it, and sourcegraph/jsonrpc2 closes the connection"
+		if !tsReads {
+			// The double is not an integer, or beyond 2^53-1: zod 4's
+			// int() refuses it.
+			rejecters = "the TypeScript, Python, Rust (rmcp) and C# SDKs reject it"
+		}
+		msg += ", " + rejecters + ", and sourcegraph/jsonrpc2 closes the connection"
 		s.report(pos, levelWarning, kindFractional, msg, f)
 		return true
 	}
@@ -1717,13 +1765,14 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		if raw[0] == '-' {
 			bound = "below -2^63"
 		}
-		// Python's json module reads an integer spelling as an exact int
-		// and any other spelling as a float.
-		python := "the Python SDK keeps it exactly"
+		// Python's JSON parsers read an integer spelling as an exact int
+		// and any other spelling as a float, which the Python SDK's
+		// strict integer ids refuse (peer results: 1.0, 1e0).
+		sdks := "rmcp and the C# SDK reject it, and the Python SDK keeps it exactly"
 		if !isPlainInt(raw) {
-			python = "the Python SDK reads it as a float"
+			sdks = "and rmcp, the C# SDK and the Python SDK reject it (Python reads this spelling as a float)"
 		}
-		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, rmcp and the C# SDK reject it, and %s", what, show(raw), bound, python))
+		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, %s", what, show(raw), bound, sdks))
 		if facts.Float64Exact {
 			parts = append(parts, "float64 holds it exactly")
 		} else {
@@ -1756,6 +1805,38 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 	parts = append(parts, "the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)")
 	s.report(pos, levelWarning, kindUnsafeInteger, strings.Join(parts, "; "), f)
 	return true
+}
+
+// jsSafeInteger returns the integer that JavaScript's JSON.parse reads the
+// JSON number raw as, in JavaScript's spelling, when it is a safe integer
+// (Number.isSafeInteger: at most 2^53-1 in magnitude; -0 reads as 0).
+func jsSafeInteger(raw []byte) (string, bool) {
+	f := jsValue(raw)
+	if math.IsInf(f, 0) || f != math.Trunc(f) || math.Abs(f) > maxSafe {
+		return "", false
+	}
+	return jsString(f), true
+}
+
+// truncDecimal returns the integer part of the JSON number raw, exactly, in
+// decimal ("-2" for -2.75, "0" for -0.5 and 1e-400), or "" when raw has an
+// exponent too large to tell.
+func truncDecimal(raw []byte) string {
+	d, e, ok := decimalParts(string(raw))
+	if !ok {
+		return ""
+	}
+	digits := int64(len(d)) + e // of the integer part
+	if digits <= 0 {
+		return "0"
+	}
+	if e >= 0 || digits > 400 {
+		return "" // an integer, or too long to be go-sdk's int64
+	}
+	if raw[0] == '-' {
+		return "-" + d[:digits]
+	}
+	return d[:digits]
 }
 
 // numberFacts are what a numeric id becomes in the SDKs that read ids

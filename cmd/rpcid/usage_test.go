@@ -74,7 +74,7 @@ func TestTruncatedHAR(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := runCmd(t, nil, "check", name)
-	want := name + ": error: nothing to check: not a valid HAR file (near byte 35): unexpected EOF, and no entry could be read\n"
+	want := name + ": error: nothing to check: not a valid HAR file: it is cut short (the input ends at byte offset 35), and no entry could be read\n"
 	if code != 1 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 2 {
 		t.Errorf("check trunc.har = %d, %q\nwant one finding %q and the summary", code, out, want)
 	}
