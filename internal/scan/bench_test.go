@@ -200,7 +200,9 @@ func TestBenchInputs(t *testing.T) {
 // processor has of checking strings in blocks, and the structural index
 // for large arrays and objects where it has AVX2 (impl=scan-noindex
 // without it; impl=scan-index-avx2 with its stage 1 on AVX2 where
-// impl=scan has AVX-512); impl=scan-ssse3 and impl=scan-sse2 take the
+// impl=scan has AVX-512; impl=scan-gowalk, for tools/list, with its walk
+// compiled from Go where impl=scan walks in assembly); impl=scan-ssse3 and
+// impl=scan-sse2 take the
 // others it has (scan.BlockPaths). Compare with
 //
 //	benchstat -col /impl bench.txt
@@ -223,6 +225,20 @@ func BenchmarkMessage(b *testing.B) {
 				// Stage 1 of the index with AVX2 where impl=scan has
 				// AVX-512.
 				defer scan.UseIndex512(false)()
+				dst := make([]scan.Message, 0, 1)
+				run(b, in.data, func() {
+					msgs, _, err := scan.Scan(dst, in.data)
+					if err != nil || msgs[0].ID.End == 0 {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+		if strings.Contains(in.name, "tools-list") {
+			b.Run("in="+in.name+"/impl=scan-gowalk", func(b *testing.B) {
+				// The index's walk compiled from Go, its reference, where
+				// impl=scan walks in assembly (amd64).
+				defer scan.UseWalkAsm(false)()
 				dst := make([]scan.Message, 0, 1)
 				run(b, in.data, func() {
 					msgs, _, err := scan.Scan(dst, in.data)

@@ -42,10 +42,10 @@
 // number or literal, the u of each \u escape) and checks UTF-8, control
 // characters and escapes for the whole block at once (with AVX-512 where
 // the processor has it: a block in one register); a walk in assembly takes
-// the tokens from the masks and checks the grammar. A string that the
-// blocks read so far end in is finished by the string checker above. What the index does
-// not vouch for is checked again from the value's start without it, so
-// that errors and their offsets do not depend on the path.
+// the tokens from the masks and checks the grammar. A string that fills a
+// whole block is finished by the string checker above. What the index
+// does not vouch for is checked again from the value's start without it,
+// so that errors and their offsets do not depend on the path.
 // The purego build tag, like every other platform, keeps the pure Go path,
 // which checks eight bytes a step. All accept and refuse exactly the same
 // texts and report the same offset for the same fault, as their tests and

@@ -53,3 +53,12 @@ func UseIndex512(on bool) (restore func()) {
 	index512 = on && canIndex512
 	return func() { index512 = saved }
 }
+
+// UseWalkAsm makes the structural index walk its tokens in assembly (where
+// there is a walk in assembly) or with walk compiled from Go, and returns
+// a function that restores the way before.
+func UseWalkAsm(on bool) (restore func()) {
+	saved := walkAsm
+	walkAsm = on
+	return func() { walkAsm = saved }
+}
