@@ -290,7 +290,7 @@
 //     TypeScript SDK rejects it.
 //   - fractional-id (warning): a number id that is not an integer: go-sdk
 //     reads it as the integer named (truncated, or the one float64 rounds it
-//     to); the Python, Rust and C# SDKs reject it, and so does the
+//     to), or its conversion to int64 overflows (beyond int64); the Python, Rust and C# SDKs reject it, and so does the
 //     TypeScript SDK unless JSON.parse rounds it to a safe integer (1e-400 to
 //     0), which it then reads as go-sdk does.
 //   - null-request-id (warning): a request with a null id. It is pending like

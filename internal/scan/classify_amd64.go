@@ -102,9 +102,9 @@ func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n 
 // operating system keeps their registers.
 func cpuidAVX512() bool
 
-// canIndex512 reports whether indexBlocksAVX512 can run: Intel's server
-// processors since Skylake-SP (2017) and client ones from Ice Lake to
-// Rocket Lake, AMD's since Zen 4 (2022). GODEBUG=cpu.avx512f=off or
+// canIndex512 reports whether indexBlocksAVX512 can run: on Intel's Xeon
+// Scalable processors since Skylake-SP (2017), some of its client ones
+// (Cannon Lake to Rocket Lake), and AMD's since Zen 4 (2022), among others. GODEBUG=cpu.avx512f=off or
 // cpu.avx512bw=off turns it off. index512 reports whether indexBlocks
 // uses it; tests and benchmarks set it to false to try indexBlocksAVX2.
 var canIndex512 = canIndex && cpuidAVX512() && cpuOn(os.Getenv("GODEBUG"), "avx512f") && cpuOn(os.Getenv("GODEBUG"), "avx512bw")

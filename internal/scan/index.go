@@ -89,7 +89,8 @@ type index struct {
 // opening quotation mark, and goes on after it: str is faster on long
 // strings, and stage 1 has nothing to find there. A shorter string that
 // crosses the end of the blocks read is left to stage 1, which carries
-// its state to the next call: a call of str costs more than finishing it.
+// its state to the next call: calling str for it made 1 KB of tools/list
+// about 7% slower (BenchmarkMessage, measured when this changed).
 func (s *scanner) refill(ix *index) int {
 	data := s.data
 	for !ix.bad && ix.pos < len(data) {
@@ -197,8 +198,8 @@ func byteAt(data []byte, p int) byte {
 // first byte of the number or literal it is in.
 //
 // The grammar is walk's; container does for it what needs a call (more
-// tokens, \u escapes, numbers other than integers), so that walk, which
-// calls nothing, keeps its state in registers.
+// tokens, \u escapes, numbers other than integers that start with 1-9,
+// null), so that walk, which calls nothing, keeps its state in registers.
 func (s *scanner) container(i, d, depth int) int {
 	var ix index
 	ix.pos, ix.grow = i, 1
