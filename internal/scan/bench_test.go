@@ -208,7 +208,12 @@ func TestBenchInputs(t *testing.T) {
 //	benchstat -col /impl bench.txt
 func BenchmarkMessage(b *testing.B) {
 	for _, in := range benchInputs {
-		b.Run("in="+in.name+"/impl=scan", func(b *testing.B) {
+		// scanMessage measures Scan of in as it is set up by use (which
+		// returns a function that restores the way before), or as it is.
+		scanMessage := func(b *testing.B, use func() (restore func())) {
+			if use != nil {
+				defer use()()
+			}
 			dst := make([]scan.Message, 0, 1)
 			run(b, in.data, func() {
 				msgs, _, err := scan.Scan(dst, in.data)
@@ -216,62 +221,36 @@ func BenchmarkMessage(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
+		}
+		b.Run("in="+in.name+"/impl=scan", func(b *testing.B) {
+			scanMessage(b, nil)
 			if strings.Contains(in.name, "tools-list") {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens(in.data)), "ns/token")
 			}
 		})
 		if scan.CanIndex512 {
+			// Stage 1 of the index with AVX2 where impl=scan has AVX-512.
 			b.Run("in="+in.name+"/impl=scan-index-avx2", func(b *testing.B) {
-				// Stage 1 of the index with AVX2 where impl=scan has
-				// AVX-512.
-				defer scan.UseIndex512(false)()
-				dst := make([]scan.Message, 0, 1)
-				run(b, in.data, func() {
-					msgs, _, err := scan.Scan(dst, in.data)
-					if err != nil || msgs[0].ID.End == 0 {
-						b.Fatal(err)
-					}
-				})
+				scanMessage(b, func() func() { return scan.UseIndex512(false) })
 			})
 		}
 		if strings.Contains(in.name, "tools-list") {
+			// The index's walk compiled from Go, its reference, where
+			// impl=scan walks in assembly (amd64).
 			b.Run("in="+in.name+"/impl=scan-gowalk", func(b *testing.B) {
-				// The index's walk compiled from Go, its reference, where
-				// impl=scan walks in assembly (amd64).
-				defer scan.UseWalkAsm(false)()
-				dst := make([]scan.Message, 0, 1)
-				run(b, in.data, func() {
-					msgs, _, err := scan.Scan(dst, in.data)
-					if err != nil || msgs[0].ID.End == 0 {
-						b.Fatal(err)
-					}
-				})
+				scanMessage(b, func() func() { return scan.UseWalkAsm(false) })
 			})
 		}
+		// Without the structural index: value alone, byte by byte.
 		b.Run("in="+in.name+"/impl=scan-noindex", func(b *testing.B) {
-			// Without the structural index: value alone, byte by byte.
-			defer scan.UseIndex(false)()
-			dst := make([]scan.Message, 0, 1)
-			run(b, in.data, func() {
-				msgs, _, err := scan.Scan(dst, in.data)
-				if err != nil || msgs[0].ID.End == 0 {
-					b.Fatal(err)
-				}
-			})
+			scanMessage(b, func() func() { return scan.UseIndex(false) })
 		})
 		for _, path := range scan.BlockPaths()[min(1, len(scan.BlockPaths())):] {
 			// The slower ways this processor has of checking strings in
 			// blocks: SSSE3 where it has AVX2, and SSE2 alone, where UTF-8
 			// is checked a sequence at a time.
 			b.Run("in="+in.name+"/impl=scan-"+path, func(b *testing.B) {
-				defer scan.UseBlockPath(path)()
-				dst := make([]scan.Message, 0, 1)
-				run(b, in.data, func() {
-					msgs, _, err := scan.Scan(dst, in.data)
-					if err != nil || msgs[0].ID.End == 0 {
-						b.Fatal(err)
-					}
-				})
+				scanMessage(b, func() func() { return scan.UseBlockPath(path) })
 			})
 		}
 		b.Run("in="+in.name+"/impl=encoding-json-envelope", func(b *testing.B) {
