@@ -462,6 +462,33 @@ TABLE32(yclasslo, $0x0000000000000008, $0x0000110201141000)
 // 32-63); T is scratch.
 #define YM(A, B, R, T) VPMOVMSKB A, R; VPMOVMSKB B, T; SHLQ $32, T; ORQ T, R
 
+// The parts of indexBlocksAVX2 and indexBlocksAVX512 that are the same in
+// both, in general-purpose and 128-bit or 256-bit registers:
+//
+// IESCAPED sets BX to the escaped bytes of the block, from AX (its reverse
+// solidi) and DX (1 if its first byte is escaped by the block before), as
+// stringBlocksAVX2 finds them: the byte after each reverse solidus that
+// ends an odd run of them; DX becomes the carry out. R13 and R14 scratch.
+#define IESCAPED MOVQ DX, BX; NOTQ BX; ANDQ AX, BX; MOVQ BX, R14; SHLQ $1, R14; ORQ  DX, R14; MOVQ $0xaaaaaaaaaaaaaaaa, R13; ANDQ BX, R13; MOVQ R14, DX; NOTQ DX; ANDQ DX, R13; XORL DX, DX; ADDQ BX, R13; SETCS DX; SHLQ $1, R13; MOVQ $0x5555555555555555, BX; XORQ BX, R13; ANDQ R14, R13; MOVQ R13, BX
+// IESCAPABLE ORs into AX (which holds " and \ on entry) the bytes / b f n
+// r t u of the block's halves Y0 and Y1, puts the escaped u in R13, and
+// leaves in AX the escaped bytes (BX) that may not be escaped. Y2-Y4 and
+// R14 scratch.
+#define IESCAPABLE YSIMPLE(Y0, Y2); YSIMPLE(Y1, Y3); YM(Y2, Y3, R14, R13); ORQ  R14, AX; VPCMPEQB yletteru<>(SB), Y0, Y2; VPCMPEQB yletteru<>(SB), Y1, Y3; YM(Y2, Y3, R13, R14); ORQ  R13, AX; ANDQ BX, R13; NOTQ AX; ANDQ BX, AX
+// IINSIDE sets AX to the bytes inside strings, from an opening quotation
+// mark to before its closing one (R12: the marks not escaped): their prefix
+// XOR, a carry-less multiplication by all ones, flipped by the string
+// carry R10. X2 and X3 scratch.
+#define IINSIDE VMOVQ R12, X2; VPCMPEQB X3, X3, X3; VPCLMULQDQ $0x00, X3, X2, X2; VMOVQ X2, AX; XORQ R10, AX
+// ISCALARS sets R14, which holds on entry the block's bytes of a class
+// (structural or whitespace), to its tokens other than structural
+// characters: the first byte of each run of bytes of numbers and literals
+// (outside strings, AX; of no class and no quotation mark, R12), with the
+// scalar carry R11 (1 if the byte before the block is in such a run; the
+// carry out after), the quotation marks that open a string, and the
+// escaped u (R13). BX scratch; R12 becomes the opening quotation marks.
+#define ISCALARS ORQ  R12, R14; ORQ  AX, R14; NOTQ R14; MOVQ R14, BX; SHLQ $1, BX; ORQ  R11, BX; MOVQ R14, R11; SHRQ $63, R11; NOTQ BX; ANDQ BX, R14; ANDQ AX, R12; ORQ  R12, R14; ORQ  R13, R14
+
 // func indexBlocksAVX2(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
 //
 // Stage 1 of the structural index, as indexRef computes it: for the 64-byte
@@ -539,37 +566,9 @@ imasks:
 
 	// The escaped bytes, as stringBlocksAVX2 finds them; then each must
 	// be one of " \ / b f n r t u.
-	MOVQ DX, BX
-	NOTQ BX
-	ANDQ AX, BX // the reverse solidi not escaped themselves
-	MOVQ BX, R14
-	SHLQ $1, R14
-	ORQ  DX, R14 // follows: the bytes after one of them, or escaped by the carry
-	MOVQ $0xaaaaaaaaaaaaaaaa, R13
-	ANDQ BX, R13
-	MOVQ R14, DX
-	NOTQ DX
-	ANDQ DX, R13 // the starts of runs on odd bits
-	XORL DX, DX
-	ADDQ BX, R13 // the ends of those runs; the carry out
-	SETCS DX
-	SHLQ $1, R13
-	MOVQ $0x5555555555555555, BX
-	XORQ BX, R13
-	ANDQ R14, R13
-	MOVQ R13, BX // BX: the escaped bytes
+	IESCAPED
 	ORQ  R12, AX // AX: " and \, which may be escaped
-	YSIMPLE(Y0, Y2)
-	YSIMPLE(Y1, Y3)
-	YM(Y2, Y3, R14, R13)
-	ORQ  R14, AX // and / b f n r t
-	VPCMPEQB yletteru<>(SB), Y0, Y2
-	VPCMPEQB yletteru<>(SB), Y1, Y3
-	YM(Y2, Y3, R13, R14)
-	ORQ  R13, AX  // and u
-	ANDQ BX, R13  // R13: the escaped u
-	NOTQ AX
-	ANDQ BX, AX
+	IESCAPABLE
 	JNZ  ibad
 
 istrings:
@@ -585,11 +584,7 @@ istrings:
 	JNZ   ilong // inside a string the whole block: a long one
 
 ishort:
-	VMOVQ R12, X2
-	VPCMPEQB X3, X3, X3
-	VPCLMULQDQ $0x00, X3, X2, X2 // times all ones: the prefix XOR
-	VMOVQ X2, AX
-	XORQ R10, AX // AX: inside strings
+	IINSIDE
 
 	// No byte below 0x20 inside a string.
 	VPMINUB Y15, Y0, Y2
@@ -624,19 +619,7 @@ ishort:
 	VPCMPGTB Y5, Y2, Y4
 	VPCMPGTB Y5, Y3, Y12
 	YM(Y4, Y12, R14, BX)
-	ORQ  R12, R14
-	ORQ  AX, R14
-	NOTQ R14 // R14: bytes of numbers and literals
-	MOVQ R14, BX
-	SHLQ $1, BX
-	ORQ  R11, BX
-	MOVQ R14, R11
-	SHRQ $63, R11 // the scalar carry out
-	NOTQ BX
-	ANDQ BX, R14 // the first of each run
-	ANDQ AX, R12 // the quotation marks that open a string
-	ORQ  R12, R14
-	ORQ  R13, R14
+	ISCALARS
 
 	// The structural characters outside strings.
 	VPAND ystructural<>(SB), Y2, Y2
@@ -763,38 +746,10 @@ zmasks:
 
 	// The escaped bytes, as stringBlocksAVX2 finds them; then each must
 	// be one of " \ / b f n r t u.
-	MOVQ DX, BX
-	NOTQ BX
-	ANDQ AX, BX // the reverse solidi not escaped themselves
-	MOVQ BX, R14
-	SHLQ $1, R14
-	ORQ  DX, R14 // follows: the bytes after one of them, or escaped by the carry
-	MOVQ $0xaaaaaaaaaaaaaaaa, R13
-	ANDQ BX, R13
-	MOVQ R14, DX
-	NOTQ DX
-	ANDQ DX, R13 // the starts of runs on odd bits
-	XORL DX, DX
-	ADDQ BX, R13 // the ends of those runs; the carry out
-	SETCS DX
-	SHLQ $1, R13
-	MOVQ $0x5555555555555555, BX
-	XORQ BX, R13
-	ANDQ R14, R13
-	MOVQ R13, BX // BX: the escaped bytes
+	IESCAPED
 	ORQ  R12, AX // AX: " and \, which may be escaped
 	VEXTRACTI64X4 $1, Z0, Y1
-	YSIMPLE(Y0, Y2)
-	YSIMPLE(Y1, Y3)
-	YM(Y2, Y3, R14, R13)
-	ORQ  R14, AX // and / b f n r t
-	VPCMPEQB yletteru<>(SB), Y0, Y2
-	VPCMPEQB yletteru<>(SB), Y1, Y3
-	YM(Y2, Y3, R13, R14)
-	ORQ  R13, AX  // and u
-	ANDQ BX, R13  // R13: the escaped u
-	NOTQ AX
-	ANDQ BX, AX
+	IESCAPABLE
 	JNZ  zbad
 
 zstrings:
@@ -810,11 +765,7 @@ zstrings:
 	JNZ   zlong // inside a string the whole block: a long one
 
 zshort:
-	VMOVQ R12, X2
-	VPCMPEQB X3, X3, X3
-	VPCLMULQDQ $0x00, X3, X2, X2 // times all ones: the prefix XOR
-	VMOVQ X2, AX
-	XORQ R10, AX // AX: inside strings
+	IINSIDE
 
 	// No byte below 0x20 inside a string.
 	VPCMPUB $1, z20<>(SB), Z0, K1 // less than
@@ -837,19 +788,7 @@ zshort:
 	// is a token.
 	VPTESTMB Z2, Z2, K1
 	KMOVQ K1, R14
-	ORQ  R12, R14
-	ORQ  AX, R14
-	NOTQ R14 // R14: bytes of numbers and literals
-	MOVQ R14, BX
-	SHLQ $1, BX
-	ORQ  R11, BX
-	MOVQ R14, R11
-	SHRQ $63, R11 // the scalar carry out
-	NOTQ BX
-	ANDQ BX, R14 // the first of each run
-	ANDQ AX, R12 // the quotation marks that open a string
-	ORQ  R12, R14
-	ORQ  R13, R14
+	ISCALARS
 
 	// The structural characters outside strings.
 	VPTESTMB z07<>(SB), Z2, K1
