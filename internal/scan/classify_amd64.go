@@ -98,13 +98,18 @@ var useIndex, indexAVX2 = canIndex, canIndex
 //go:noescape
 func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool)
 
-// cpuidAVX512 reports whether the processor has AVX-512 F and BW and the
-// operating system keeps their registers.
+// cpuidAVX512 reports whether the processor has AVX-512 F, BW and VBMI2
+// and the operating system keeps their registers.
 func cpuidAVX512() bool
 
-// canIndex512 reports whether indexBlocksAVX512 can run: on Intel's Xeon
-// Scalable processors since Skylake-SP (2017), some of its client ones
-// (Cannon Lake to Rocket Lake), and AMD's since Zen 4 (2022), among others. GODEBUG=cpu.avx512f=off or
+// canIndex512 reports whether indexBlocksAVX512 runs: where the processor
+// has AVX-512 F and BW, which it uses, and VBMI2, which it does not use
+// but which Intel's processors with AVX-512 have from Ice Lake (2019) on
+// and AMD's from Zen 4 (2022) on. That leaves Skylake-SP, Cascade Lake and Cooper Lake,
+// whose clock drops while 512-bit instructions run (slowing the rest of
+// the program with them), on indexBlocksAVX2, as simdjson leaves them on
+// its AVX2 kernel (its AVX-512 one needs VBMI2:
+// include/simdjson/icelake/implementation.h). GODEBUG=cpu.avx512f=off or
 // cpu.avx512bw=off turns it off. index512 reports whether indexBlocks
 // uses it; tests and benchmarks set it to false to try indexBlocksAVX2.
 var canIndex512 = canIndex && cpuidAVX512() && cpuOn(os.Getenv("GODEBUG"), "avx512f") && cpuOn(os.Getenv("GODEBUG"), "avx512bw")

@@ -853,10 +853,13 @@ TEXT ·cpuidIndex(SB), NOSPLIT, $0-1
 
 // func cpuidAVX512() bool
 //
-// Whether the processor has AVX-512 F and BW and the operating system
+// Whether the processor has AVX-512 F and BW, and VBMI2 as a mark of a
+// processor on which 512-bit instructions cost the rest of the program
+// little or no clock speed (see canIndex512), and the operating system
 // saves their registers: CPUID leaf 1 ECX bit 27 (OSXSAVE), XGETBV's XCR0
 // bits 1, 2 and 5-7 (SSE, AVX, mask registers and both halves of the ZMM
-// state), CPUID leaf 7 EBX bits 16 (AVX512F) and 30 (AVX512BW).
+// state), CPUID leaf 7 EBX bits 16 (AVX512F) and 30 (AVX512BW) and ECX bit
+// 6 (AVX512_VBMI2).
 TEXT ·cpuidAVX512(SB), NOSPLIT, $0-1
 	MOVB $0, ret+0(FP)
 	XORL AX, AX
@@ -880,6 +883,8 @@ TEXT ·cpuidAVX512(SB), NOSPLIT, $0-1
 	ANDL $0x40010000, BX
 	CMPL BX, $0x40010000
 	JNE  no512
+	ANDL $0x40, CX // AVX512_VBMI2
+	JZ   no512
 	MOVB $1, ret+0(FP)
 
 no512:

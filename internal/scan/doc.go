@@ -41,7 +41,8 @@
 // (structural characters, opening quotation marks, the first byte of each
 // number or literal, the u of each \u escape) and checks UTF-8, control
 // characters and escapes for the whole block at once (with AVX-512 where
-// the processor has it: a block in one register); a walk in assembly takes
+// the processor has it and VBMI2, from Ice Lake and Zen 4 on: a block in
+// one register); a walk in assembly takes
 // the tokens from the masks and checks the grammar. A string that fills a
 // whole block is finished by the string checker above. What the index
 // does not vouch for is checked again from the value's start without it,
