@@ -1355,3 +1355,81 @@ func TestFractionalIDSDKClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestHARFaultOffsetsAndLostRequests checks findings of a second hostile
+// review: an error inside a literal or number where the entries array
+// should be names the byte at fault (it named the literal's first byte,
+// "at byte offset"); with a byte order mark, "more data follows" counts
+// the mark's three bytes; and a response on a GET stream whose request may
+// be in the part of a HAR cut short says so, as an unanswered request
+// does.
+func TestHARFaultOffsetsAndLostRequests(t *testing.T) {
+	for _, c := range []struct{ har, want string }{
+		{`{"log":{"entries":n[{"x":1}]}}`, "invalid character '[' in literal null (expecting 'u') at byte offset 19"},
+		{`{"log":{"entries":tx}}`, "invalid character 'x' in literal true (expecting 'r') at byte offset 19"},
+		{`{"log":{"entries":-x}}`, "invalid character 'x' in numeric literal at byte offset 19"},
+		{`{"log":{"entries":1.x}}`, "invalid character 'x' after decimal point in numeric literal at byte offset 20"},
+		{`{"log":{"entries": 1.x}}`, "invalid character 'x' after decimal point in numeric literal at byte offset 21"},
+		{`{"log":{"entries": "a\qb"}}`, "invalid character 'q' in string escape code at byte offset 22"},
+		{"\xef\xbb\xbf" + `{"log":{"entries":[]}}x`, "more data follows the HAR object (near byte 25)"},
+		{`{"log":{"entries":[]}}x`, "more data follows the HAR object (near byte 22)"},
+	} {
+		_, out, _ := runCmd(t, strings.NewReader(c.har), "check", "-")
+		if !strings.Contains(out, c.want) {
+			t.Errorf("check of %q says\n%s\nwant it to say %q", c.har, out, c.want)
+		}
+	}
+
+	get := harEntryJSON(t, "GET", "", "text/event-stream", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	post := harEntryJSON(t, "POST", `{"jsonrpc":"2.0","id":1,"method":"a"}`, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	full := `{"log":{"version":"1.2","entries":[` + get + `,` + post + `]}}`
+	cut := full[:strings.Index(full, `"POST"`)]
+	_, out, _ := runCmd(t, strings.NewReader(cut), "check", "-")
+	want := fmt.Sprintf("<stdin>:entry 1: error: response id 1 matches no pending request in the capture: the HAR file, which may hold it after entry 1, is not valid from there on (it is cut short inside entry 2: the input ends at byte offset %d)\n", len(cut))
+	if !strings.Contains(out, want) {
+		t.Errorf("check of a HAR cut inside the POST whose request a GET stream answers says\n%s\nwant\n%s", out, want)
+	}
+}
+
+// harEntryJSON returns a HAR entry, as JSON, of an exchange with url
+// http://127.0.0.1/mcp, the request body reqBody (none if empty) and a 200
+// response of type ctype with body resp.
+func harEntryJSON(t *testing.T, method, reqBody, ctype, resp string) string {
+	t.Helper()
+	e := map[string]any{
+		"request":  map[string]any{"method": method, "url": "http://127.0.0.1/mcp", "headers": []any{}},
+		"response": map[string]any{"status": 200, "headers": []any{}, "content": map[string]any{"mimeType": ctype, "text": resp}},
+	}
+	if reqBody != "" {
+		e["request"].(map[string]any)["postData"] = map[string]any{"mimeType": "application/json", "text": reqBody}
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestIDBeyondFloat64 checks that the warnings about a numeric id beyond
+// float64's range (1e400) say go-sdk refuses the message, as
+// jsonrpc.DecodeMessage does (encoding/json will not read such a number
+// into its float64 id), rather than that its conversion to int64
+// overflows, which stays true of ids beyond int64 that float64 holds.
+func TestIDBeyondFloat64(t *testing.T) {
+	long := "1" + strings.Repeat("0", 310) + ".5"
+	for _, c := range []struct {
+		id     string
+		refuse bool
+	}{
+		{"1e400", true}, {"-1e400", true}, {"1.8e308", true}, {long, true},
+		{"1e308", false}, {"1e19", false}, {"12345678901234567890.5", false},
+	} {
+		capture := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":"a"}`+"\n", c.id)
+		_, out, _ := runCmd(t, strings.NewReader(capture), "check", "-")
+		refuses := strings.Contains(out, "go-sdk refuses the message (it reads ids as float64, which cannot hold this one), which ends its connection's read loop")
+		overflows := strings.Contains(out, "go-sdk's conversion to int64 overflows")
+		if refuses != c.refuse || overflows == c.refuse {
+			t.Errorf("check of id %.40s says\n%.600s\nwant go-sdk refusing it %v, overflowing %v", c.id, out, c.refuse, !c.refuse)
+		}
+	}
+}

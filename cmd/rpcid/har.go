@@ -318,7 +318,7 @@ func (s *session) readHAR(r io.Reader) error {
 	// A HAR file is one JSON object: what follows it (another capture
 	// joined with cat, say) is not read, and must not pass unseen.
 	if _, err := dec.Token(); err != io.EOF {
-		at := dec.InputOffset()
+		at := s.harBase + dec.InputOffset()
 		if err != nil {
 			var se *json.SyntaxError
 			if !errors.As(err, &se) {
@@ -362,8 +362,16 @@ func harFault(dec *json.Decoder, err error, value bool, base int64) (detail stri
 	}
 	var again *json.SyntaxError
 	found := errors.As(json.Unmarshal(buf, new(json.RawMessage)), &again) && again.Error() == se.Error()
-	inString := strings.Contains(se.Error(), " in string ") || strings.Contains(se.Error(), " hexadecimal character escape")
-	if found && (value || len(buf) > 0 && buf[0] == '"' && inString) {
+	// A token that Token failed to read whole (value false): a string,
+	// literal or number, whose error the same text reproduces in place
+	// when read as a value by itself.
+	var first byte
+	if t := bytes.TrimLeft(buf, " \t\r\n"); len(t) > 0 {
+		first = t[0]
+	}
+	inString := first == '"' && (strings.Contains(se.Error(), " in string ") || strings.Contains(se.Error(), " hexadecimal character escape"))
+	inScalar := strings.IndexByte("tfn-0123456789", first) >= 0 && strings.Contains(se.Error(), " literal")
+	if found && (value || inString || inScalar) {
 		// Offset counts the byte at fault.
 		return fmt.Sprintf("%v at byte offset %d", err, base+start+again.Offset-1), false
 	}

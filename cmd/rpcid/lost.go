@@ -438,11 +438,17 @@ func (s *session) lostRequests(dir direction, v visible, why string) {
 // lostRequest returns why a response with id, answering side si's
 // requests, that matches none may answer a request in a text that could
 // not be read, or "". In a capture in the order sent, only texts before
-// the response count; in a HAR, any of its session's.
+// the response count; in a HAR, any of its session's, and the rest of
+// the file from where it stops being valid.
 func (s *session) lostRequest(si int, id rpcid.ID) string {
 	sd := &s.t.sides[si]
 	if why, ok := sd.lostReqIDs[keyOf(id)]; ok {
 		return why
+	}
+	if sd.lostReq == "" && s.har && s.lostAll.why != "" {
+		// A HAR file that stops being valid: the entries it lacks, and
+		// the one it breaks in, may hold any request.
+		return s.lostAll.why
 	}
 	return sd.lostReq
 }

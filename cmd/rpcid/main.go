@@ -285,14 +285,16 @@
 //   - unsafe-integer (warning): an integer id beyond 2^53-1 in magnitude, with
 //     what goes wrong and for whom: whether a float64 holds it exactly (if not,
 //     the value JavaScript and go-sdk read instead), whether it is beyond int64
-//     (go-sdk overflows, rmcp and C# reject it, the Python SDK keeps it when
-//     it is spelled as an integer and rejects it otherwise), and that the
+//     (go-sdk overflows, or refuses the message where float64 cannot hold
+//     the id at all; rmcp and C# reject it, the Python SDK keeps it when it
+//     is spelled as an integer and rejects it otherwise), and that the
 //     TypeScript SDK rejects it.
 //   - fractional-id (warning): a number id that is not an integer: go-sdk
 //     reads it as the integer named (truncated, or the one float64 rounds it
-//     to), or its conversion to int64 overflows (beyond int64); the Python, Rust and C# SDKs reject it, and so does the
-//     TypeScript SDK unless JSON.parse rounds it to a safe integer (1e-400 to
-//     0), which it then reads as go-sdk does.
+//     to), or its conversion to int64 overflows (beyond int64), or it
+//     refuses the message (beyond float64); the Python, Rust and C# SDKs
+//     reject it, and so does the TypeScript SDK unless JSON.parse rounds it
+//     to a safe integer (1e-400 to 0), which it then reads as go-sdk does.
 //   - null-request-id (warning): a request with a null id. It is pending like
 //     any other: a response with a null id answers it (no finding), unless
 //     the response is a parse error or an invalid request, which is

@@ -1740,6 +1740,8 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			// TypeScript SDK's schema accepts it and _onresponse looks it
 			// up, and go-sdk's conversion to int64 keeps it.
 			msg += "go-sdk and the TypeScript SDK read it as " + n + " (float64, through which both read it, rounds it to that integer), which can match a request with that id"
+		case facts.GoSDK == goSDKRefuses:
+			msg += goSDKRefusal
 		case facts.GoSDK == "overflow":
 			msg += "go-sdk's conversion to int64 overflows"
 		case facts.GoSDK == truncDecimal(raw):
@@ -1772,7 +1774,11 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		if !isPlainInt(raw) {
 			sdks = "and rmcp, the C# SDK and the Python SDK reject it (Python reads this spelling as a float)"
 		}
-		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): go-sdk's conversion to int64 overflows, %s", what, show(raw), bound, sdks))
+		gosdk := "go-sdk's conversion to int64 overflows"
+		if facts.GoSDK == goSDKRefuses {
+			gosdk = goSDKRefusal
+		}
+		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): %s, %s", what, show(raw), bound, gosdk, sdks))
 		if facts.Float64Exact {
 			parts = append(parts, "float64 holds it exactly")
 		} else {
@@ -1850,9 +1856,20 @@ type numberFacts struct {
 	Float64Exact bool   `json:"float64Exact"`
 	Float64      string `json:"float64,omitempty"`
 	// GoSDK is what go-sdk's int64(float64) conversion makes of the id:
-	// an integer in decimal, or "overflow"; omitted when it is exact.
+	// an integer in decimal, or "overflow"; or "refuse" (goSDKRefuses)
+	// when float64 cannot hold the number at all, and go-sdk's decoder
+	// refuses the message; omitted when it is exact.
 	GoSDK string `json:"goSDK,omitempty"`
 }
+
+// goSDKRefuses is numberFacts.GoSDK for a number beyond float64's range
+// (1e400): encoding/json will not read it into go-sdk's float64 id, so
+// jsonrpc.DecodeMessage refuses the message, which ends the connection's
+// read loop (conformance/RESULTS.md, go-sdk).
+const goSDKRefuses = "refuse"
+
+// goSDKRefusal is what the warnings say of such an id.
+const goSDKRefusal = "go-sdk refuses the message (it reads ids as float64, which cannot hold this one), which ends its connection's read loop"
 
 // numberFactsOf returns the facts of a numeric id worth a warning: an
 // integer beyond 2^53-1 in magnitude or a fractional value.
@@ -1877,13 +1894,18 @@ func numberFactsOf(id rpcid.ID, raw []byte) (*numberFacts, bool) {
 		facts.Float64 = jsString(f)
 	}
 	if !facts.Float64Exact || !facts.Integer {
-		if t := math.Trunc(f); t >= -(1<<63) && t < 1<<63 {
+		switch t := math.Trunc(f); {
+		case math.IsInf(f, 0):
+			// encoding/json refuses a number beyond float64's range for a
+			// float64 field, so go-sdk's DecodeMessage refuses the message.
+			facts.GoSDK = goSDKRefuses
+		case t >= -(1<<63) && t < 1<<63:
 			facts.GoSDK = strconv.FormatInt(int64(t), 10)
-		} else {
+		default:
 			facts.GoSDK = "overflow"
 		}
 	}
-	if !facts.Int64 && facts.Integer {
+	if !facts.Int64 && facts.Integer && facts.GoSDK != goSDKRefuses {
 		facts.GoSDK = "overflow"
 	}
 	return facts, true
