@@ -1620,6 +1620,9 @@ func (s *session) logRun(pos position, once bool) {
 // or truncated capture must not pass as clean.
 func (s *session) nothingToCheck() {
 	var what string
+	// The file breaks off inside or between its entries: they are those
+	// read before it does.
+	brokenInEntries := s.harBroken != "" && !s.harBrokenAfterEntries
 	switch {
 	case s.encoding != "":
 		what = s.encoding
@@ -1633,8 +1636,7 @@ func (s *session) nothingToCheck() {
 		if s.badEntries > 1 {
 			what = fmt.Sprintf("none of its %d entries is a HAR entry", s.badEntries)
 		}
-		if s.harBroken != "" && !s.harBrokenAfterEntries {
-			// Its entries are those before the file breaks off.
+		if brokenInEntries {
 			what = "the 1 entry read before the file stops being valid is not a HAR entry"
 			if s.badEntries > 1 {
 				what = fmt.Sprintf("none of the %d entries read before the file stops being valid is a HAR entry", s.badEntries)
@@ -1649,7 +1651,7 @@ func (s *session) nothingToCheck() {
 		if n == 1 {
 			what = "its 1 entry has no JSON-RPC 2.0 message"
 		}
-		if s.harBroken != "" && !s.harBrokenAfterEntries {
+		if brokenInEntries {
 			what = fmt.Sprintf("none of the %s read before the file stops being valid has a JSON-RPC 2.0 message", plural(n, "entry"))
 			if n == 1 {
 				what = "the 1 entry read before the file stops being valid has no JSON-RPC 2.0 message"
