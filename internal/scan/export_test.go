@@ -59,6 +59,6 @@ func UseIndex512(on bool) (restore func()) {
 // a function that restores the way before.
 func UseWalkAsm(on bool) (restore func()) {
 	saved := walkAsm
-	walkAsm = on
+	walkAsm = on && canWalkAsm
 	return func() { walkAsm = saved }
 }

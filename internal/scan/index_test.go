@@ -200,7 +200,7 @@ func scanBoth(t testing.TB, data []byte) {
 	for _, w := range stage1s() {
 		restore := useStage1(w)
 		for _, walk := range []bool{false, true} {
-			useIndex, walkAsm = true, walk
+			useIndex, walkAsm = true, walk && canWalkAsm
 			got, gb, gerr := Scan(nil, data)
 			if fmt.Sprint(got, gb, gerr) != fmt.Sprint(want, wb, werr) {
 				restore()
@@ -297,7 +297,7 @@ func TestIndexTakes(t *testing.T) {
 				func() {
 					defer useStage1(w)()
 					defer func(u, a bool) { useIndex, walkAsm = u, a }(useIndex, walkAsm)
-					useIndex, walkAsm = true, walk
+					useIndex, walkAsm = true, walk && canWalkAsm
 					s := scanner{data: data, stack: stack[:], deepest: shallow}
 					if s.text(nil); s.flt != ok || s.indexed == 0 && len(text) > 100 {
 						t.Errorf("%.80q... (stage 1 %s, walk in assembly %v): fault %d, %d containers indexed", text, w.name, walk, s.flt, s.indexed)
@@ -342,7 +342,7 @@ func TestIndexDepths(t *testing.T) {
 			run := func(index bool, w stage1, walk bool) (fault, []uint64) {
 				defer useStage1(w)()
 				defer func(u, a bool) { useIndex, walkAsm = u, a }(useIndex, walkAsm)
-				useIndex, walkAsm = index, walk
+				useIndex, walkAsm = index, walk && canWalkAsm
 				var stack [(shallow+1)/64 + 2]uint64 // two guard words past the stack
 				s := scanner{data: data, stack: stack[:(shallow+1)/64], deepest: shallow}
 				s.text(nil)

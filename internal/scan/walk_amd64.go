@@ -8,9 +8,17 @@ package scan
 //go:noescape
 func walkAMD64(s *scanner, ix *index, r *walkRegs, depth int)
 
-// walkAsm reports whether container walks with walkAMD64; tests set it to
-// false to hold the assembly to scanner.walk.
-var walkAsm = true
+// cpuidBMI1 reports whether the processor has BMI1.
+func cpuidBMI1() bool
+
+// canWalkAsm reports whether walkAMD64 can run: where the processor has
+// BMI1, as every processor with AVX2 that Intel and AMD have made does
+// (container runs only where there is AVX2). walkAsm reports whether
+// container walks with it; tests set it to false to hold the assembly to
+// scanner.walk.
+var canWalkAsm = cpuidBMI1()
+
+var walkAsm = canWalkAsm
 
 // walkOn runs walk from r, in assembly where walkAsm is set.
 func (s *scanner) walkOn(ix *index, r *walkRegs, depth int) {

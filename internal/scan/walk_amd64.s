@@ -15,11 +15,18 @@
 // refuses it. The code that follows a member ("name":"value",) and an
 // element ("value",) runs straight on from one token to the next; what is
 // seldom needed (the next block's tokens, a return to container) is out of
-// line at the end.
+// line at the end. A token is taken with TZCNT (BMI1), whose result,
+// unlike BSF's, does not depend on the register it writes, and whose carry
+// flag says the block has no token left. After a string value the token
+// is compared with ',' before 'u', the u of a \u escape being the rarer.
+// Between entry and exit a token is held as its offset in its block (DI)
+// and a pointer to the block (R11), so that taking one adds nothing: the
+// two changes made Scan of 1 KB of a tools/list result about 10% faster
+// (BenchmarkMessage, test binaries alternated).
 //
-// Registers: SI the text, R8 its length, BX the index, R9 ix.j, R10 ix.n,
-// DX t, R11 base, DI p, R12 d, R13 depth, R14 the stack of s; AX and CX
-// scratch.
+// Registers: SI the text, R8 a pointer to its end, BX the index, R9 ix.j,
+// R10 ix.n, DX t, R11 a pointer to the block at base, DI p less base, R12
+// d, R13 depth, R14 the stack of s; AX and CX scratch.
 TEXT ·walkAMD64(SB), NOSPLIT, $0-32
 	MOVQ s+0(FP), AX
 	MOVQ scanner_data(AX), SI
@@ -38,6 +45,11 @@ TEXT ·walkAMD64(SB), NOSPLIT, $0-32
 	MOVQ walkRegs_at(AX), AX
 	CMPQ DI, R8
 	JAE  wfail
+	// From here on R11 points at the block of the tokens in DX, DI is the
+	// token's offset in it, and R8 points at the text's end.
+	SUBQ R11, DI
+	ADDQ SI, R11
+	ADDQ SI, R8
 	// Where to go on.
 	CMPQ AX, $2 // atAfter
 	JNE  w3
@@ -72,57 +84,56 @@ w6:
 // At the token after a value, in an object: ',' and the next member's
 // name, or '}'.
 afterO:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
 afterOc:
 	CMPL  CX, $0x2c // ','
 	JNE   afterOclose
-	BSFQ  DX, DI
-	JZ    t1more
+afterOcomma:
+	TZCNTQ DX, DI
+	JCS   t1more
 t1have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At a token that should open a member name.
 name:
-	CMPB  (SI)(DI*1), $0x22 // '"'
+	CMPB  (R11)(DI*1), $0x22 // '"'
 	JNE   wfail
-	BSFQ  DX, DI
-	JZ    t2more
+	TZCNTQ DX, DI
+	JCS   t2more
 t2have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At the token after the opening mark of a member name: ':', or a \u
 // escape in the name, for container.
 named:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
 	CMPL  CX, $0x3a // ':'
 	JNE   namedu
 colonok:
-	BSFQ  DX, DI
-	JZ    t3more
+	TZCNTQ DX, DI
+	JCS   t3more
 t3have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At a token that should start a value, in an object.
 valueO:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
 	JNE   valueO2
-	BSFQ  DX, DI
-	JZ    t4more
+	TZCNTQ DX, DI
+	JCS   t4more
 t4have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At the token after the opening mark of a string value: a \u escape
 // in it, for container, or the token after it.
 strO:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
+	CMPL  CX, $0x2c // ','
+	JEQ   afterOcomma
 	CMPL  CX, $0x75 // 'u'
 	JNE   afterOc
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	CMPB  -1(R11)(DI*1), $0x5c // '\\'
 	JNE   afterOc
 	MOVL  $34, AX // checkEscapes | atAfter
 	MOVL  $1, CX
@@ -134,14 +145,14 @@ afterOclose:
 namedu:
 	CMPL  CX, $0x75 // 'u'
 	JNE   wfail
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	CMPB  -1(R11)(DI*1), $0x5c // '\\'
 	JNE   wfail
 	MOVL  $39, AX // checkEscapes | atColon
 	MOVL  $1, CX
 	JMP   wexit
 // At a token that should be a name separator (after a name's escapes).
 colon:
-	CMPB  (SI)(DI*1), $0x3a // ':'
+	CMPB  (R11)(DI*1), $0x3a // ':'
 	JEQ   colonok
 	JMP   wfail
 valueO2:
@@ -161,11 +172,11 @@ scalarO: // For container to check.
 	MOVL  $1, CX
 	JMP   wexit
 intO: // An integer, unless a fraction or an exponent follows.
-	LEAQ  1(DI), AX
+	LEAQ  1(R11)(DI*1), AX
 intOloop:
 	CMPQ  AX, R8
 	JAE   tookO
-	MOVBLZX (SI)(AX*1), CX
+	MOVBLZX (AX), CX
 	SUBL  $0x30, CX
 	CMPL  CX, $9
 	JA    intOend
@@ -178,23 +189,25 @@ intOend:
 	JMP   delimO
 trueO:
 	MOVQ  R8, AX
+	SUBQ  R11, AX
 	SUBQ  DI, AX
 	CMPQ  AX, $5
 	JLT   scalarO
-	CMPL  (SI)(DI*1), $0x65757274 // "true"
+	CMPL  (R11)(DI*1), $0x65757274 // "true"
 	JNE   scalarO
-	MOVBLZX 4(SI)(DI*1), CX
+	MOVBLZX 4(R11)(DI*1), CX
 	JMP   delimO
 falseO:
 	MOVQ  R8, AX
+	SUBQ  R11, AX
 	SUBQ  DI, AX
 	CMPQ  AX, $6
 	JLT   scalarO
-	CMPL  (SI)(DI*1), $0x736c6166 // "fals"
+	CMPL  (R11)(DI*1), $0x736c6166 // "fals"
 	JNE   scalarO
-	CMPB  4(SI)(DI*1), $0x65 // 'e'
+	CMPB  4(R11)(DI*1), $0x65 // 'e'
 	JNE   scalarO
-	MOVBLZX 5(SI)(DI*1), CX
+	MOVBLZX 5(R11)(DI*1), CX
 delimO: // Whether CX may follow a number or literal (delimits).
 	CMPL  CX, $64
 	JAE   delimOhi
@@ -209,10 +222,9 @@ delimOhi:
 	BTQ   CX, AX
 	JCC   scalarO
 tookO:
-	BSFQ  DX, DI
-	JZ    t5more
+	TZCNTQ DX, DI
+	JCS   t5more
 t5have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterO
@@ -220,34 +232,35 @@ t5have:
 // At the token after a value, in an array: ',' and the next element, or
 // ']'.
 afterA:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
 afterAc:
 	CMPL  CX, $0x2c // ','
 	JNE   afterAclose
-	BSFQ  DX, DI
-	JZ    t6more
+afterAcomma:
+	TZCNTQ DX, DI
+	JCS   t6more
 t6have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At a token that should start a value, in an array.
 valueA:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
 	CMPL  CX, $0x22 // '"'
 	JNE   valueA2
-	BSFQ  DX, DI
-	JZ    t7more
+	TZCNTQ DX, DI
+	JCS   t7more
 t7have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 // At the token after the opening mark of a string value: a \u escape
 // in it, for container, or the token after it.
 strA:
-	MOVBLZX (SI)(DI*1), CX
+	MOVBLZX (R11)(DI*1), CX
+	CMPL  CX, $0x2c // ','
+	JEQ   afterAcomma
 	CMPL  CX, $0x75 // 'u'
 	JNE   afterAc
-	CMPB  -1(SI)(DI*1), $0x5c // '\\'
+	CMPB  -1(R11)(DI*1), $0x5c // '\\'
 	JNE   afterAc
 	MOVL  $34, AX // checkEscapes | atAfter
 	MOVL  $0, CX
@@ -273,11 +286,11 @@ scalarA: // For container to check.
 	MOVL  $0, CX
 	JMP   wexit
 intA: // An integer, unless a fraction or an exponent follows.
-	LEAQ  1(DI), AX
+	LEAQ  1(R11)(DI*1), AX
 intAloop:
 	CMPQ  AX, R8
 	JAE   tookA
-	MOVBLZX (SI)(AX*1), CX
+	MOVBLZX (AX), CX
 	SUBL  $0x30, CX
 	CMPL  CX, $9
 	JA    intAend
@@ -290,23 +303,25 @@ intAend:
 	JMP   delimA
 trueA:
 	MOVQ  R8, AX
+	SUBQ  R11, AX
 	SUBQ  DI, AX
 	CMPQ  AX, $5
 	JLT   scalarA
-	CMPL  (SI)(DI*1), $0x65757274 // "true"
+	CMPL  (R11)(DI*1), $0x65757274 // "true"
 	JNE   scalarA
-	MOVBLZX 4(SI)(DI*1), CX
+	MOVBLZX 4(R11)(DI*1), CX
 	JMP   delimA
 falseA:
 	MOVQ  R8, AX
+	SUBQ  R11, AX
 	SUBQ  DI, AX
 	CMPQ  AX, $6
 	JLT   scalarA
-	CMPL  (SI)(DI*1), $0x736c6166 // "fals"
+	CMPL  (R11)(DI*1), $0x736c6166 // "fals"
 	JNE   scalarA
-	CMPB  4(SI)(DI*1), $0x65 // 'e'
+	CMPB  4(R11)(DI*1), $0x65 // 'e'
 	JNE   scalarA
-	MOVBLZX 5(SI)(DI*1), CX
+	MOVBLZX 5(R11)(DI*1), CX
 delimA: // Whether CX may follow a number or literal (delimits).
 	CMPL  CX, $64
 	JAE   delimAhi
@@ -321,21 +336,20 @@ delimAhi:
 	BTQ   CX, AX
 	JCC   scalarA
 tookA:
-	BSFQ  DX, DI
-	JZ    t8more
+	TZCNTQ DX, DI
+	JCS   t8more
 t8have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterA
 
 // At the token after an opening bracket.
 openedO:
-	CMPB  (SI)(DI*1), $0x7d // '}'
+	CMPB  (R11)(DI*1), $0x7d // '}'
 	JEQ   closed
 	JMP   name
 openedA:
-	CMPB  (SI)(DI*1), $0x5d // ']'
+	CMPB  (R11)(DI*1), $0x5d // ']'
 	JEQ   closed
 	JMP   valueA
 
@@ -351,10 +365,9 @@ openO:
 	MOVQ  (R14)(AX*8), CX
 	BTSQ  R12, CX
 	MOVQ  CX, (R14)(AX*8)
-	BSFQ  DX, DI
-	JZ    t9more
+	TZCNTQ DX, DI
+	JCS   t9more
 t9have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   openedO
@@ -368,10 +381,9 @@ openA:
 	MOVQ  (R14)(AX*8), CX
 	BTRQ  R12, CX
 	MOVQ  CX, (R14)(AX*8)
-	BSFQ  DX, DI
-	JZ    t10more
+	TZCNTQ DX, DI
+	JCS   t10more
 t10have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   openedA
@@ -387,18 +399,16 @@ closed:
 	MOVQ  (R14)(AX*8), AX
 	BTQ   R12, AX
 	JCS   closedO
-	BSFQ  DX, DI
-	JZ    t11more
+	TZCNTQ DX, DI
+	JCS   t11more
 t11have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterA
 closedO:
-	BSFQ  DX, DI
-	JZ    t12more
+	TZCNTQ DX, DI
+	JCS   t12more
 t12have:
-	ADDQ  R11, DI
 	LEAQ  -1(DX), AX
 	ANDQ  AX, DX
 	JMP   afterO
@@ -409,8 +419,8 @@ t1more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t1need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t1need
+	TZCNTQ DX, DI
+	JCS   t1need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t1have
@@ -423,8 +433,8 @@ t2more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t2need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t2need
+	TZCNTQ DX, DI
+	JCS   t2need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t2have
@@ -437,8 +447,8 @@ t3more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t3need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t3need
+	TZCNTQ DX, DI
+	JCS   t3need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t3have
@@ -451,8 +461,8 @@ t4more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t4need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t4need
+	TZCNTQ DX, DI
+	JCS   t4need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t4have
@@ -465,8 +475,8 @@ t5more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t5need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t5need
+	TZCNTQ DX, DI
+	JCS   t5need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t5have
@@ -479,8 +489,8 @@ t6more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t6need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t6need
+	TZCNTQ DX, DI
+	JCS   t6need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t6have
@@ -493,8 +503,8 @@ t7more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t7need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t7need
+	TZCNTQ DX, DI
+	JCS   t7need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t7have
@@ -507,8 +517,8 @@ t8more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t8need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t8need
+	TZCNTQ DX, DI
+	JCS   t8need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t8have
@@ -521,8 +531,8 @@ t9more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t9need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t9need
+	TZCNTQ DX, DI
+	JCS   t9need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t9have
@@ -535,8 +545,8 @@ t10more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t10need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t10need
+	TZCNTQ DX, DI
+	JCS   t10need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t10have
@@ -549,8 +559,8 @@ t11more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t11need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t11need
+	TZCNTQ DX, DI
+	JCS   t11need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t11have
@@ -563,8 +573,8 @@ t12more: // The next block's tokens, if stage 1 has read it.
 	CMPQ  AX, R10
 	JEQ   t12need
 	MOVQ  index_masks(BX)(AX*8), DX
-	BSFQ  DX, DI
-	JZ    t12need
+	TZCNTQ DX, DI
+	JCS   t12need
 	MOVQ  AX, R9
 	ADDQ  $64, R11
 	JMP   t12have
@@ -584,6 +594,9 @@ wfail:
 
 // AX: where to go on; CX: obj.
 wexit:
+	ADDQ  R11, DI
+	SUBQ  SI, DI
+	SUBQ  SI, R11
 	MOVQ  R9, index_j(BX)
 	MOVQ  r+16(FP), BX
 	MOVQ  AX, walkRegs_at(BX)
@@ -592,4 +605,25 @@ wexit:
 	MOVQ  R11, walkRegs_base(BX)
 	MOVQ  R12, walkRegs_d(BX)
 	MOVB  CX, walkRegs_obj(BX)
+	RET
+
+// func cpuidBMI1() bool
+//
+// Whether the processor has BMI1 (CPUID leaf 7 EBX bit 3), whose TZCNT
+// walkAMD64 uses: without it the same bytes run as BSF, which sets no
+// carry flag.
+TEXT ·cpuidBMI1(SB), NOSPLIT, $0-1
+	MOVB $0, ret+0(FP)
+	XORL AX, AX
+	CPUID
+	CMPL AX, $7
+	JLT  nobmi1
+	MOVL $7, AX
+	XORL CX, CX
+	CPUID
+	ANDL $0x08, BX
+	JZ   nobmi1
+	MOVB $1, ret+0(FP)
+
+nobmi1:
 	RET

@@ -2,8 +2,10 @@
 
 package scan
 
-// walkAsm is as on amd64: tests may set it, but there is no walk in
-// assembly here.
+// canWalkAsm and walkAsm are as on amd64: there is no walk in assembly
+// here.
+const canWalkAsm = false
+
 var walkAsm = false
 
 // walkOn runs walk from r.
