@@ -687,7 +687,10 @@ CONST64(z07, $0x0707070707070707)
 // Z13, Z14, Z11, Z6 and Z15 hold ", \, 0x0f (Y11 as in indexBlocksAVX2)
 // and the two class tables; z20 and z07 0x20 and 0x07, from memory. Only
 // Z0-Z15 are used, whose upper bits VZEROUPPER clears (it leaves
-// Z16-Z31 as they are).
+// Z16-Z31 as they are). Unlike indexBlocksAVX2, it takes a b whose length
+// is not a multiple of 64: its last bytes are read with a masked load into
+// a block of spaces (which give no token, inside a string or out), and
+// done counts that whole block.
 TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), CX
@@ -710,9 +713,11 @@ TEXT ·indexBlocksAVX512(SB), NOSPLIT, $8-58
 	VBROADCASTI32X4 yclasslo<>(SB), Z15
 
 zloop:
-	TESTQ CX, CX
-	JZ    zdone
+	CMPQ CX, $64
+	JB   zpart
 	VMOVDQU64 0(SI), Z0 // Y0: its first half
+
+zblock:
 
 	// The UTF-8 check, unless the block is ASCII and no sequence of the
 	// bytes before it may reach into it (no high bit in their last 3),
@@ -805,6 +810,20 @@ znext:
 	ADDQ $64, SI
 	SUBQ $64, CX
 	JMP  zloop
+
+zpart:
+	// The last bytes of b, fewer than 64, and spaces after them to make
+	// a block: a masked load, which reads none of the bytes masked out.
+	TESTQ CX, CX
+	JZ    zdone
+	MOVL  $1, AX
+	SHLQ  CX, AX
+	DECQ  AX
+	KMOVQ AX, K1
+	VMOVDQU64 z20<>(SB), Z0
+	VMOVDQU8 0(SI), K1, Z0
+	MOVL  $64, CX
+	JMP   zblock
 
 zbad:
 	MOVB $1, bad+56(FP)
