@@ -58,6 +58,20 @@ func toolsCallResponse(size int) []byte {
 	return []byte(head + jsonString(text) + tail)
 }
 
+// resourcesReadResponse is a resources/read response: a text resource,
+// its URI and MIME type before its text, a source file, which makes the
+// message about size bytes long.
+func resourcesReadResponse(size int) []byte {
+	head := `{"jsonrpc":"2.0","id":42,"result":{"contents":[{"uri":"file:///project/src/scan.go","mimeType":"text/x-go","text":`
+	tail := `}]}}`
+	n := size - len(head) - len(tail) - 2
+	text := sourceText(n)
+	for over := len(jsonString(text)) - n; over > 0; over = len(jsonString(text)) - n {
+		text = text[:len(text)-(over+1)/2] // escapes take at most 2 bytes here
+	}
+	return []byte(head + jsonString(text) + tail)
+}
+
 // toolsListResponse is a tools/list response: many small members, numbers
 // and nested objects rather than long strings, about size bytes long.
 func toolsListResponse(size int) []byte {
@@ -148,6 +162,7 @@ var benchInputs = []struct {
 	{"1MB-prose", proseResponse(1 << 20)},
 	{"1KB-tools-call", toolsCallResponse(1024)},
 	{"1KB-tools-list", toolsListResponse(1024)},
+	{"1KB-resources-read", resourcesReadResponse(1024)},
 	{"1MB-tools-call", toolsCallResponse(1 << 20)},
 	{"1MB-tools-list", toolsListResponse(1 << 20)},
 	{"1KB-french", textResponse(frenchLine, 1024)},

@@ -128,3 +128,18 @@ func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, b
 	}
 	return indexRef(b, st, out)
 }
+
+// quotes128 returns the number of quotation marks in b: with AVX2 where
+// the processor has it (the structural index, which loneValue counts them
+// for, needs it too), else in Go.
+func quotes128(b *[128]byte) int {
+	if canAVX2 {
+		return quotes128AVX2(b)
+	}
+	return quotes128Go(b)
+}
+
+// quotes128AVX2 is quotes128 with AVX2: see classify_amd64.s.
+//
+//go:noescape
+func quotes128AVX2(b *[128]byte) int

@@ -908,3 +908,29 @@ TEXT ·cpuidAVX512(SB), NOSPLIT, $0-1
 
 no512:
 	RET
+
+// func quotes128AVX2(b *[128]byte) int
+//
+// The number of quotation marks in b, with AVX2 and POPCNT (which every
+// processor with AVX2 has).
+TEXT ·quotes128AVX2(SB), NOSPLIT, $0-16
+	MOVQ b+0(FP), SI
+	VPBROADCASTB yquote<>(SB), Y0
+	VPCMPEQB 0(SI), Y0, Y1
+	VPMOVMSKB Y1, AX
+	POPCNTL AX, AX
+	VPCMPEQB 32(SI), Y0, Y1
+	VPMOVMSKB Y1, BX
+	POPCNTL BX, BX
+	ADDL BX, AX
+	VPCMPEQB 64(SI), Y0, Y1
+	VPMOVMSKB Y1, BX
+	POPCNTL BX, BX
+	ADDL BX, AX
+	VPCMPEQB 96(SI), Y0, Y1
+	VPMOVMSKB Y1, BX
+	POPCNTL BX, BX
+	ADDL BX, AX
+	VZEROUPPER
+	MOVQ AX, ret+8(FP)
+	RET

@@ -66,3 +66,6 @@ func indexBlocksAVX512(b []byte, st *indexState, out *[maskCap]uint64) (done, n 
 func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, bad, long bool) {
 	return indexRef(b, st, out)
 }
+
+// quotes128 returns the number of quotation marks in b.
+func quotes128(b *[128]byte) int { return quotes128Go(b) }

@@ -242,15 +242,42 @@ var indexSeeds = []string{
 	`{"result":[` + strings.Repeat(" ", 100) + `"\ud800\udC00"u00000,"\u0041"u0041,"x"u0041,{"\u0041"u0041:1},{"a"u0041:1},"\\"u0041]}`,
 }
 
-// TestIndexMatchesValue scans each seed, each of its prefixes and each
-// text that differs from it in one byte (from the bytes that matter), and
-// many random changes, with and without the structural index.
+// loneSeeds are messages that are the whole text, whose first array or
+// object member value the index takes from its first member or element
+// (loneValue): a tools/list result; a result that is dense at first, then
+// a long string; a params array; and results that leave loneBytes - 1 to
+// loneBytes + 2 bytes after their opening bracket, around where loneValue
+// starts to look.
+func loneSeeds() []string {
+	tools := `{"name":"tool_1","description":"Reads rows.","inputSchema":{"type":"object","properties":{"table":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":"req-7","result":{"tools":[` + tools + "," + tools + "," + tools + `],"nextCursor":null}}`,
+		`{"jsonrpc":"2.0","id":42,"result":{"contents":[{"uri":"a","mimeType":"b","c":"d","e":"f","g":"h","i":"j","k":"l","m":"n","o":"p","q":"r","text":"` + strings.Repeat(`source "text"
+	`, 40) + `"}]}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":[` + strings.Repeat(`"a","b",{"c":"d"},`, 20) + `1.5e3]}`,
+	}
+	for n := loneBytes - 1; n <= loneBytes+2; n++ {
+		// n bytes after the bracket: the members, the one that ends
+		// result, and the message's closing bracket.
+		k := (n - 40) / 8
+		body := strings.Repeat(`"a":"b",`, k) + `"` + strings.Repeat("c", n-7-8*k) + `":[]}`
+		seeds = append(seeds, `{"id":1,"result":{`+body+`}`)
+	}
+	return seeds
+}
+
+// TestIndexMatchesValue scans each seed (in afterValues, and as it is if it
+// is a message), each of its prefixes and each text that differs from it
+// in one byte (from the bytes that matter), and many random changes, with
+// and without the structural index.
 func TestIndexMatchesValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var texts []string
 	for _, seed := range indexSeeds {
 		texts = append(texts, afterValues(seed))
 	}
+	texts = append(texts, indexSeeds[0])
+	texts = append(texts, loneSeeds()...)
 	for _, text := range texts {
 		data := []byte(text)
 		scanBoth(t, data)
@@ -294,6 +321,7 @@ func TestIndexTakes(t *testing.T) {
 	for _, seed := range indexSeeds {
 		texts = append(texts, afterValues(seed))
 	}
+	texts = append(texts, loneSeeds()[:3]...)
 	for x := 50; x < 66; x++ {
 		texts = append(texts, afterValues(`"`+strings.Repeat("x", x)+`\ud83d\ude00`+strings.Repeat("y", 64)+`"`))
 	}
@@ -329,9 +357,14 @@ func FuzzIndex(f *testing.F) {
 	}
 	f.Add(`"\ud83d\ude00", "\ud83d", "\ude00", "\u12", "\\u0041"`)
 	f.Add("\"a\x01\", \"\xc3\xa9\", \"\xe9\", 1x, tru, nul, -, 01, 1., 1e")
+	for _, s := range loneSeeds() {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		scanBoth(t, []byte(s))
 		scanBoth(t, []byte(afterValues(s)))
+		// In a result that loneValue hands to the index at its bracket.
+		scanBoth(t, []byte(`{"id":1,"result":[`+strings.Repeat(`"a","b",`, 40)+s+`]}`))
 		scanBoth(t, []byte(`{"id":1,"result":{"a":[`+strings.Repeat("0,", indexAfter)+`0],"b":`+s+`}}`))
 		scanBoth(t, []byte(`{"id":1,"result":[`+strings.Repeat("0,", indexAfter)+`"`+strings.Repeat("x", 80)+`",`+s+`]}`))
 	})
@@ -401,5 +434,57 @@ func BenchmarkIndexBlocks(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestLoneValue checks which member values of a message loneValue hands to
+// the structural index at their bracket: one dense from the start, with
+// fewer values than indexAfter (so that only loneValue takes it); not one
+// that is a long string after a few members, nor one in a batch, nor one
+// with loneBytes or fewer bytes after its bracket.
+func TestLoneValue(t *testing.T) {
+	if !canIndex {
+		t.Skip("the structural index needs AVX2 and PCLMULQDQ")
+	}
+	members := strings.Repeat(`"aaaaaaaaaaaaaaaaaaaa":"b",`, 10) // 10 values, 40 quotation marks
+	long := `"text":"` + strings.Repeat("x", 300) + `"`
+	for _, tc := range []struct {
+		text    string
+		indexed int
+	}{
+		{`{"id":1,"result":{` + members + `"c":1}}`, 1},
+		{`{"id":1,"params":[` + strings.Repeat(`"a\"b\"c\"d\"e\"f\"g",`, 14) + `1]}`, 1}, // 15 values
+		{`{"id":1,"result":{"type":"text",` + long + `}}`, 0},
+		{`[{"id":1,"result":{` + members + `"c":1}}]`, 0},
+		{`{"id":1,"result":{` + members[:loneBytes-6] + `":1}}`, 0}, // loneBytes-1 bytes after the bracket
+		{`{"id":1,"result":{` + members[:loneBytes-5] + `":1}}`, 1}, // loneBytes
+	} {
+		data := []byte(tc.text)
+		var stack [4]uint64
+		s := scanner{data: data, stack: stack[:], deepest: shallow}
+		if s.text(nil); s.flt != ok || s.indexed != tc.indexed {
+			t.Errorf("%.60q...: fault %d, %d values indexed; want %d", tc.text, s.flt, s.indexed, tc.indexed)
+		}
+		scanBoth(t, data)
+	}
+}
+
+// TestQuotes128 holds quotes128 to a count byte by byte.
+func TestQuotes128(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 1000; iter++ {
+		var b [128]byte
+		want := 0
+		for j := range b {
+			if b[j] = indexAlphabet[r.IntN(len(indexAlphabet))]; iter%2 == 0 && r.IntN(2) == 0 {
+				b[j] = '"'
+			}
+			if b[j] == '"' {
+				want++
+			}
+		}
+		if got := quotes128(&b); got != want {
+			t.Fatalf("quotes128(%q) = %d, want %d", b[:], got, want)
+		}
 	}
 }

@@ -360,7 +360,11 @@ func (s *scanner) message(m *Message, i, depth int) int {
 			return s.fail(i, faultEOF)
 		}
 		start := i
-		i = s.value(i, d)
+		if data[i]|0x20 == '{' && depth == 0 { // '[' too
+			i = s.loneValue(i, d)
+		} else {
+			i = s.value(i, d)
+		}
 		if s.flt != ok {
 			return i
 		}
@@ -641,7 +645,7 @@ after: // After a value: close containers, or go on to the next element.
 		// index, unless that does not vouch for it. Then value checks
 		// it all again from the start, byte by byte (the index has
 		// changed s.stack).
-		if end := s.container(i, d, depth); end >= 0 {
+		if end := s.container(i, d, depth, 1, atAfter); end >= 0 {
 			return end
 		}
 		i, d = start, depth
