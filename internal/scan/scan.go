@@ -334,6 +334,7 @@ func (s *scanner) message(m *Message, i, depth int) int {
 		return i + 1
 	}
 	var seen Member
+	lone := depth == 0 // the first array or object member value may go to loneValue
 	for i < len(data) {
 		if data[i] != '"' {
 			return s.fail(i, faultName)
@@ -360,7 +361,8 @@ func (s *scanner) message(m *Message, i, depth int) int {
 			return s.fail(i, faultEOF)
 		}
 		start := i
-		if data[i]|0x20 == '{' && depth == 0 { // '[' too
+		if data[i]|0x20 == '{' && lone { // '[' too
+			lone = false
 			i = s.loneValue(i, d)
 		} else {
 			i = s.value(i, d)
