@@ -291,13 +291,16 @@ func (s *scanner) container(i, d, depth, grow, at int) int {
 			s.indexed++
 			return r.p + 1
 		case r.at == walkFail:
+			s.gaveUp++
 			return -1
 		case r.at&checkScalar != 0:
 			if scalarEnd(s.data, r.p) < 0 {
+				s.gaveUp++
 				return -1
 			}
 		case r.at&checkEscapes != 0:
 			if r.p, r.t, r.base = s.escapes(&ix, r.p, r.t, r.base); r.p < 0 {
+				s.gaveUp++
 				return -1
 			}
 		}

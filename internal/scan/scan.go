@@ -194,8 +194,8 @@ type scanner struct {
 	// it.
 	deepest int
 	// indexed counts the containers the structural index vouched for,
-	// for tests.
-	indexed int
+	// and gaveUp those it gave back to value, for tests.
+	indexed, gaveUp int
 }
 
 // shallow is the deepest nesting that Scan's first try has room for, in

@@ -26,12 +26,15 @@
 //
 // Registers: SI the text, R8 a pointer to its end, BX the index, R9 ix.j,
 // R10 ix.n, DX t, R11 a pointer to the block at base, DI p less base, R12
-// d, R13 depth, R14 the stack of s; AX and CX scratch.
+// d, R13 depth, R14 the stack of s, R15 its first word (depths 0-63:
+// opening and closing a container at those depths touch no memory); AX
+// and CX scratch.
 TEXT ·walkAMD64(SB), NOSPLIT, $0-32
 	MOVQ s+0(FP), AX
 	MOVQ scanner_data(AX), SI
 	MOVQ (scanner_data+8)(AX), R8
 	MOVQ scanner_stack(AX), R14
+	MOVQ (R14), R15 // the stack's first word, kept in R15 until exit
 	MOVQ ix+8(FP), BX
 	MOVQ index_j(BX), R9
 	MOVQ index_n(BX), R10
@@ -360,11 +363,10 @@ openO:
 	MOVQ  s+0(FP), AX
 	CMPQ  R12, scanner_deepest(AX)
 	JGT   wfail
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTSQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
+	CMPQ  R12, $64
+	JAE   openOdeep
+	BTSQ  R12, R15
+openOtook:
 	TZCNTQ DX, DI
 	JCS   t9more
 t9have:
@@ -376,11 +378,10 @@ openA:
 	MOVQ  s+0(FP), AX
 	CMPQ  R12, scanner_deepest(AX)
 	JGT   wfail
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTRQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
+	CMPQ  R12, $64
+	JAE   openAdeep
+	BTRQ  R12, R15
+openAtook:
 	TZCNTQ DX, DI
 	JCS   t10more
 t10have:
@@ -394,11 +395,11 @@ closed:
 	DECQ  R12
 	CMPQ  R12, R13
 	JEQ   wdone
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), AX
-	BTQ   R12, AX
+	CMPQ  R12, $64
+	JAE   closeddeep
+	BTQ   R12, R15
 	JCS   closedO
+closedA:
 	TZCNTQ DX, DI
 	JCS   t11more
 t11have:
@@ -414,6 +415,27 @@ t12have:
 	JMP   afterO
 
 // What is seldom needed.
+openOdeep: // Depth 64 or more: the stack's word for it in memory.
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTSQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	JMP   openOtook
+openAdeep:
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), CX
+	BTRQ  R12, CX
+	MOVQ  CX, (R14)(AX*8)
+	JMP   openAtook
+closeddeep:
+	MOVQ  R12, AX
+	SHRQ  $6, AX
+	MOVQ  (R14)(AX*8), AX
+	BTQ   R12, AX
+	JCS   closedO
+	JMP   closedA
 t1more: // The next block's tokens, if stage 1 has read it.
 	LEAQ  1(R9), AX
 	CMPQ  AX, R10
@@ -594,6 +616,7 @@ wfail:
 
 // AX: where to go on; CX: obj.
 wexit:
+	MOVQ  R15, (R14)
 	ADDQ  R11, DI
 	SUBQ  SI, DI
 	SUBQ  SI, R11
