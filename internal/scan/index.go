@@ -603,7 +603,8 @@ func scalarEnd(data []byte, p int) int {
 // section 6), or -1 if none starts there: scanner.number without the
 // fault.
 func numberEnd(data []byte, i int) int {
-	s := scanner{data: data}
+	var s scanner // field by field, as in Scan
+	s.data = data
 	if e := s.number(i); s.flt == ok {
 		return e
 	}

@@ -227,7 +227,11 @@ func (s *scanner) fail(i int, f fault) int {
 func Scan(dst []Message, data []byte) (msgs []Message, batch bool, err error) {
 	n := len(dst)
 	var stack [(shallow + 1) / 64]uint64
-	s := scanner{data: data, stack: stack[:], deepest: shallow}
+	// Field by field: a composite literal is built in a temporary and
+	// copied, 16 bytes a load from 8-byte stores, which the processor
+	// cannot forward (about 8 ns of a 100-byte message's 100).
+	var s scanner
+	s.data, s.stack, s.deepest = data, stack[:], shallow
 	dst, batch = s.text(dst)
 	if s.flt == faultDeeper {
 		return scanDeep(dst[:n], data)
@@ -242,7 +246,8 @@ func Scan(dst []Message, data []byte) (msgs []Message, batch bool, err error) {
 func scanDeep(dst []Message, data []byte) (msgs []Message, batch bool, err error) {
 	n := len(dst)
 	var stack [maxDepth/64 + 1]uint64
-	s := scanner{data: data, stack: stack[:], deepest: maxDepth}
+	var s scanner
+	s.data, s.stack, s.deepest = data, stack[:], maxDepth
 	dst, batch = s.text(dst)
 	return s.result(dst, n, batch)
 }
