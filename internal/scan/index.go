@@ -60,24 +60,30 @@ const indexAfter = 16
 
 // A message that is the whole text (not an element of a batch) hands its
 // first array or object member value (result, params) to the index from
-// its first member or element (loneValue), without indexAfter values first,
-// where loneBytes bytes or more follow the value's opening bracket and
-// the last 128 of the first loneBytes hold loneQuotes quotation marks or
-// more: a value dense with names and short strings, such as a tools/list
-// result. Only the first such value is looked at, so that starting the
-// index and counting the quotation marks are paid at most once a text: a
-// message of many members holding small objects, each of which went to the
-// index, was checked 8x slower (BenchmarkSmallContainers). The first members of a result are dense whatever it holds
-// ("content":[{"type":"text","text":); the quotation marks a little
-// further on keep the index from a result that is mostly one long string
-// after them (a tools/call or resources/read text), where starting it
-// costs more than it saves. The first refill reads up to loneGrow blocks
-// (2 KB) rather than 1, so that one call of stage 1 reads such a value
-// of up to 2 KB (with 16 blocks, the 1.1 KB of BenchmarkMessage's 1 KB
-// tools/list result took two calls and about 7% longer). Measured on 1 KB messages (BenchmarkMessage, old and new
-// test binaries alternated): a tools/list result is checked in about
-// three quarters of the time; counting the quotation marks costs the
-// others a few nanoseconds.
+// its first member or element (loneValue), without indexAfter values
+// first, where loneBytes bytes or more follow the value's opening bracket
+// and the last 128 of the first loneBytes hold loneQuotes quotation marks
+// or more: a value dense with names and short strings, such as a
+// tools/list result.
+//
+//   - The first members of a result are dense whatever it holds
+//     ("content":[{"type":"text","text":); the quotation marks a little
+//     further on keep the index from a result that is mostly one long
+//     string after them (a tools/call or resources/read text), where
+//     starting it costs more than it saves.
+//   - Only the first such value is looked at, so that starting the index
+//     and counting the quotation marks are paid at most once a text: a
+//     message of many members holding small objects, each of which went to
+//     the index, was checked 8x slower (BenchmarkSmallContainers).
+//   - The first refill reads up to loneGrow blocks (2 KB) rather than 1,
+//     so that one call of stage 1 reads such a value of up to 2 KB: with
+//     16, the 1.1 KB of BenchmarkMessage's 1 KB tools/list result took two
+//     calls and about 7% longer.
+//
+// Measured on 1 KB messages (BenchmarkMessage, old and new test binaries
+// alternated): a tools/list result is checked in about three quarters of
+// the time; counting the quotation marks costs the others a few
+// nanoseconds.
 const (
 	loneBytes  = 256
 	loneQuotes = 12
@@ -278,7 +284,8 @@ func (s *scanner) container(i, d, depth, grow, at int) int {
 	ix.n = s.refill(&ix)
 	// r.t holds the tokens of the block at r.base (ix.masks[ix.j]) not
 	// taken yet.
-	r := walkRegs{at: at, t: ix.masks[0], base: ix.start, d: d, obj: s.stack[d>>6]>>(d&63)&1 != 0}
+	var r walkRegs // field by field, as in Scan
+	r.at, r.t, r.base, r.d, r.obj = at, ix.masks[0], ix.start, d, s.stack[d>>6]>>(d&63)&1 != 0
 	if r.t == 0 {
 		r.p, r.t, r.base = s.next(&ix, r.base)
 	} else {
