@@ -415,19 +415,14 @@ t12have:
 	JMP   afterO
 
 // What is seldom needed.
-openOdeep: // Depth 64 or more: the stack's word for it in memory.
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTSQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
+// DEEPBIT sets (BTSQ) or clears (BTRQ) the bit of depth R12, 64 or more,
+// in the stack's word for it in memory.
+#define DEEPBIT(OP) MOVQ R12, AX; SHRQ $6, AX; MOVQ (R14)(AX*8), CX; OP R12, CX; MOVQ CX, (R14)(AX*8)
+openOdeep:
+	DEEPBIT(BTSQ)
 	JMP   openOtook
 openAdeep:
-	MOVQ  R12, AX
-	SHRQ  $6, AX
-	MOVQ  (R14)(AX*8), CX
-	BTRQ  R12, CX
-	MOVQ  CX, (R14)(AX*8)
+	DEEPBIT(BTRQ)
 	JMP   openAtook
 closeddeep:
 	MOVQ  R12, AX
