@@ -2,7 +2,10 @@
 
 package scan
 
-import "os"
+import (
+	"math/bits"
+	"os"
+)
 
 // haveBlocks reports whether classifyBlocks is fast enough for str to use blocks.
 const haveBlocks = true
@@ -134,7 +137,8 @@ func indexBlocks(b []byte, st *indexState, out *[maskCap]uint64) (done, n int, b
 // for, needs it too), else in Go.
 func quotes128(b *[128]byte) int {
 	if canAVX2 {
-		return quotes128AVX2(b)
+		lo, hi := quotes128AVX2(b)
+		return bits.OnesCount64(lo) + bits.OnesCount64(hi)
 	}
 	return quotes128Go(b)
 }
@@ -142,4 +146,4 @@ func quotes128(b *[128]byte) int {
 // quotes128AVX2 is quotes128 with AVX2: see classify_amd64.s.
 //
 //go:noescape
-func quotes128AVX2(b *[128]byte) int
+func quotes128AVX2(b *[128]byte) (lo, hi uint64)

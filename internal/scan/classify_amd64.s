@@ -909,28 +909,20 @@ TEXT ·cpuidAVX512(SB), NOSPLIT, $0-1
 no512:
 	RET
 
-// func quotes128AVX2(b *[128]byte) int
+// func quotes128AVX2(b *[128]byte) (lo, hi uint64)
 //
-// The number of quotation marks in b, with AVX2 and POPCNT (which every
-// processor with AVX2 has).
-TEXT ·quotes128AVX2(SB), NOSPLIT, $0-16
+// The masks of the quotation marks in b's two halves, with AVX2 (counted
+// in Go, with POPCNT where the processor has it).
+TEXT ·quotes128AVX2(SB), NOSPLIT, $0-24
 	MOVQ b+0(FP), SI
 	VPBROADCASTB yquote<>(SB), Y0
 	VPCMPEQB 0(SI), Y0, Y1
-	VPMOVMSKB Y1, AX
-	POPCNTL AX, AX
-	VPCMPEQB 32(SI), Y0, Y1
-	VPMOVMSKB Y1, BX
-	POPCNTL BX, BX
-	ADDL BX, AX
+	VPCMPEQB 32(SI), Y0, Y2
+	YM(Y1, Y2, AX, BX)
 	VPCMPEQB 64(SI), Y0, Y1
-	VPMOVMSKB Y1, BX
-	POPCNTL BX, BX
-	ADDL BX, AX
-	VPCMPEQB 96(SI), Y0, Y1
-	VPMOVMSKB Y1, BX
-	POPCNTL BX, BX
-	ADDL BX, AX
+	VPCMPEQB 96(SI), Y0, Y2
+	YM(Y1, Y2, CX, BX)
 	VZEROUPPER
-	MOVQ AX, ret+8(FP)
+	MOVQ AX, lo+8(FP)
+	MOVQ CX, hi+16(FP)
 	RET

@@ -36,10 +36,10 @@
 // Where the processor has AVX2 (and PCLMULQDQ, which every such processor
 // has), once 16 values inside a member's value (counted at every depth)
 // have been checked, the rest of its outermost array or object is checked
-// with a structural index (index.go); the array or object value of a
-// member of a message that is the whole text goes to it from its start
-// where it is large and dense (256 bytes or more after its bracket, 12
-// quotation marks or more in the last 128 of them). One pass in
+// with a structural index (index.go); the first array or object member
+// value of a message that is the whole text goes to it from its start
+// where the text after its bracket is long and dense (256 bytes or more,
+// 12 quotation marks or more in the last 128 of them). One pass in
 // assembly writes, 64 bytes a block, a mask of the bytes that start a token
 // (structural characters, opening quotation marks, the first byte of each
 // number or literal, the u of each \u escape) and checks UTF-8, control

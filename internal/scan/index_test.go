@@ -495,3 +495,20 @@ func TestQuotes128(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneValueGivesUpOnce checks that a message's first array or object
+// value that the index gives back to value (here, invalid at its end) is
+// not handed to it again after 16 values: the index read it twice before
+// (found by a hostile review).
+func TestLoneValueGivesUpOnce(t *testing.T) {
+	if !canIndex {
+		t.Skip("the structural index needs AVX2 and PCLMULQDQ")
+	}
+	data := []byte(`{"id":1,"result":[` + strings.Repeat(`"a","b",`, 40) + `1,]}`)
+	var stack [4]uint64
+	s := scanner{data: data, stack: stack[:], deepest: shallow}
+	if s.text(nil); s.flt != faultValueStart || s.gaveUp != 1 || s.noIndex {
+		t.Errorf("fault %d, %d containers given back, noIndex %v; want %d, 1, false", s.flt, s.gaveUp, s.noIndex, faultValueStart)
+	}
+	scanBoth(t, data)
+}

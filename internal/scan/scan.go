@@ -196,6 +196,9 @@ type scanner struct {
 	// indexed counts the containers the structural index vouched for,
 	// and gaveUp those it gave back to value, for tests.
 	indexed, gaveUp int
+	// noIndex keeps value from handing a container to the index: set
+	// while value checks one that the index has given back.
+	noIndex bool
 }
 
 // shallow is the deepest nesting that Scan's first try has room for, in
@@ -647,7 +650,7 @@ after: // After a value: close containers, or go on to the next element.
 	if d == depth {
 		return i
 	}
-	if values++; values == indexAfter && useIndex {
+	if values++; values == indexAfter && useIndex && !s.noIndex {
 		// A large container: the rest of it with the structural
 		// index, unless that does not vouch for it. Then value checks
 		// it all again from the start, byte by byte (the index has

@@ -2,6 +2,8 @@
 
 package scan
 
+import "os"
+
 // walkAMD64 is scanner.walk in assembly (walk_amd64.s), with its state in
 // r rather than in arguments and results; it needs nothing beyond amd64.
 //
@@ -13,10 +15,11 @@ func cpuidBMI1() bool
 
 // canWalkAsm reports whether walkAMD64 can run: where the processor has
 // BMI1, as every processor with AVX2 that Intel and AMD have made does
-// (container runs only where there is AVX2). walkAsm reports whether
+// (container runs only where there is AVX2); GODEBUG=cpu.bmi1=off turns
+// it off. walkAsm reports whether
 // container walks with it; tests set it to false to hold the assembly to
 // scanner.walk.
-var canWalkAsm = cpuidBMI1()
+var canWalkAsm = cpuidBMI1() && cpuOn(os.Getenv("GODEBUG"), "bmi1")
 
 var walkAsm = canWalkAsm
 

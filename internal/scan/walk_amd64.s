@@ -11,8 +11,8 @@
 // the code is (the labels ending in O and A), so that no register holds
 // it. Every token taken from the masks is a byte of the text, so its byte
 // is read without a bound check; the one past the text's end that refill
-// gives where no token is left is refused on entry, as every place of walk
-// refuses it. The code that follows a member ("name":"value",) and an
+// gives where no token is left is refused on entry (walk compiled from Go
+// refuses it at every place, or leaves it to container, which does). The code that follows a member ("name":"value",) and an
 // element ("value",) runs straight on from one token to the next; what is
 // seldom needed (the next block's tokens, a return to container) is out of
 // line at the end. A token is taken with TZCNT (BMI1), whose result,
