@@ -35,9 +35,10 @@ import (
 // impl=scan-gowalk), which stays as its reference.
 //
 // value starts every container itself and hands the rest to the index
-// after indexAfter values; the array or object value of a member of a
+// after indexAfter values; the first array or object member value of a
 // message that is the whole text goes to the index from its first member
-// or element where it is large and dense (loneValue). container only ever vouches for containers that
+// or element where the text after it is long and dense (loneValue).
+// container only ever vouches for containers that
 // value accepts, with the same end; where it cannot (any fault, nesting
 // deeper than the scanner's stack, a \u escape it refuses), it gives up
 // and value checks the value from its start without it, so errors are
