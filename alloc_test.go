@@ -31,7 +31,7 @@ func skipIfAllocsUnreliable(t *testing.T) {
 	}
 }
 
-// TestNoAllocs holds the allocation promises of the doc comments and issue 7.
+// TestNoAllocs holds the allocation promises of the doc comments.
 // Strings longer than 32 bytes are included on purpose: Go's 32-byte stack
 // buffer for string conversions hides allocations below that length.
 func TestNoAllocs(t *testing.T) {
@@ -82,7 +82,7 @@ func TestNoAllocs(t *testing.T) {
 		}
 		// The same input converted from a string at the call: the
 		// conversion is free only because Parse neither keeps nor writes
-		// its argument (issue 11: go build -gcflags=-m reports no leaking
+		// its argument (go build -gcflags=-m reports no leaking
 		// param). tt.in is not a constant.
 		s := tt.in
 		if got := testing.AllocsPerRun(100, func() { sinkID, sinkErr = rpcid.Parse([]byte(s)) }); got != tt.allocs {
@@ -170,7 +170,7 @@ func TestNoAllocs(t *testing.T) {
 		if got != 0 {
 			t.Errorf("Add(%v)+TakeJSON(%s): %v allocs, want 0", tt.sent, raw, got)
 		}
-		// Converted at the call, as p.TakeJSON([]byte(`"41"`)) (issue 11).
+		// Converted at the call, as p.TakeJSON([]byte(`"41"`)).
 		s := tt.received
 		got = testing.AllocsPerRun(100, func() {
 			if err := p.Add(tt.sent, 1); err != nil {
@@ -192,7 +192,7 @@ func TestNoAllocs(t *testing.T) {
 		if got != 0 {
 			t.Errorf("TakeJSON([]byte(%q)) matching nothing: %v allocs, want 0", s, got)
 		}
-		// TakeJSONMatch: the same, for MatchTaken and MatchNotPending (issue 13).
+		// TakeJSONMatch: the same, for MatchTaken and MatchNotPending.
 		got = testing.AllocsPerRun(100, func() {
 			if err := p.Add(tt.sent, 1); err != nil {
 				t.Fatal(err)

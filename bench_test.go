@@ -35,12 +35,12 @@ var (
 )
 
 // BenchmarkIntID compares Parse of an integer id with strconv.ParseInt on the
-// same digits and with encoding/json into any (issue 11: at most 0.45x of
+// same digits and with encoding/json into any (at most 0.45x of
 // strconv, at least 40x faster than encoding/json), as separate benchmarks
 // and interleaved (see benchInterleaved).
 func BenchmarkIntID(b *testing.B) { benchBeside(b, intJSON) }
 
-// BenchmarkNumericStringID is BenchmarkIntID for the id "1234567" (issue 7:
+// BenchmarkNumericStringID is BenchmarkIntID for the id "1234567" (target:
 // at most 0.8x of strconv.ParseInt on the digits).
 func BenchmarkNumericStringID(b *testing.B) { benchBeside(b, numStringJSON) }
 
@@ -242,7 +242,7 @@ func BenchmarkAppendJSON(b *testing.B) {
 }
 
 // BenchmarkTakeJSON measures one Add and one TakeJSON per iteration against
-// the same work done with a map[int64] and strconv.ParseInt (issue 7: within
+// the same work done with a map[int64] and strconv.ParseInt (within
 // 1.5x).
 func BenchmarkTakeJSON(b *testing.B) {
 	for _, bm := range []struct {

@@ -14,7 +14,7 @@ import (
 
 // TestEverythingDocumented checks that every package of the repository,
 // nested modules included, has a package comment and that every exported
-// identifier has a doc comment (issue 6), so that pkg.go.dev shows no bare
+// identifier has a doc comment, so that pkg.go.dev shows no bare
 // names.
 func TestEverythingDocumented(t *testing.T) {
 	dirs := map[string]bool{}

@@ -6,7 +6,7 @@ package rpcid
 //	go test -run='^$' -fuzz='^FuzzParse$' -fuzztime=3m .
 //
 // Seeds come from the f.Add lists below, from every raw id in
-// testdata/vectors.json, and from the files under testdata/fuzz/FuzzXxx/.
+// rpcidtest/vectors.json, and from the files under testdata/fuzz/FuzzXxx/.
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 // equateIDs makes go-cmp decide IDs with ==, which compares the form kept.
 var equateIDs = cmpopts.EquateComparable(ID{}, Key{})
 
-// vectorRaws returns every raw id in testdata/vectors.json, for seeding.
+// vectorRaws returns every raw id in rpcidtest/vectors.json, for seeding.
 func vectorRaws(tb testing.TB) [][]byte {
 	vf := loadVectors(tb)
 	var raws [][]byte
@@ -314,7 +314,7 @@ func FuzzCanonical(f *testing.F) {
 	for _, s := range []string{
 		// clause 5: canonical spellings, bounds both sides
 		"0", "1", "-1", "42", "-12", "9007199254740993", "9223372036854775807", "-9223372036854775808",
-		// clause 5: near-misses (issue 2)
+		// clause 5: near-misses
 		"00", "01", "-0", "+1", " 1", "1 ", "1.0", "1e0", "0x1", "１", "١", "1_0", "", "9223372036854775808",
 		// more lax-parser traps: other spaces, digit scripts, signs and bases
 		"-9223372036854775809", "\t1", "1\n", "\u00a01", "0b1", "0o7", "1,000", "٣", "१", "𝟙", "--1", "-+1", "Infinity",

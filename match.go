@@ -82,7 +82,7 @@ func Equal(a, b ID) bool {
 // after first use: a copy shares the tables the original had made by then
 // (one each for integers, other strings and other numbers, made on first
 // use) but not those made later, so the two see some of the same requests
-// and not others. go vet's copylocks check reports copies (issue 13). A Pending is not safe
+// and not others. go vet's copylocks check reports copies. A Pending is not safe
 // for concurrent use: like a map, guard it with a mutex when several
 // goroutines use it.
 type Pending[V any] struct {

@@ -237,7 +237,7 @@ func TestPendingDuplicateError(t *testing.T) {
 }
 
 // TestIDErrorMessages holds the exact text of the errors about an ID, which
-// show it in its JSON spelling (issue 13): a string id in quotes once, the
+// show it in its JSON spelling: a string id in quotes once, the
 // absent id in words, never quoted, so it cannot be taken for the string
 // "absent".
 func TestIDErrorMessages(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // refMaxDepth is encoding/json's nesting limit for arrays and objects.
 const refMaxDepth = 10000
 
-// Reference error classes: the names used in testdata/vectors.json.
+// Reference error classes: the names used in rpcidtest/vectors.json.
 const (
 	refSyntax      = "syntax"       // not one JSON value (RFC 8259), or a second value
 	refInvalidUTF8 = "invalid-utf8" // a string with invalid UTF-8 or a lone surrogate escape

@@ -14,9 +14,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The conformance vectors in testdata/vectors.json (schema: testdata/VECTORS.md)
+// The conformance vectors in rpcidtest/vectors.json (schema: testdata/VECTORS.md)
 // run here through Parse, AppendJSON, Key, Equal and Pending, and through the
 // reference implementation in reference_test.go.
+
+// vectorsPath is the one copy of the vectors, which package rpcidtest embeds.
+const vectorsPath = "rpcidtest/vectors.json"
 
 type vectorFile struct {
 	Version string         `json:"version"`
@@ -60,10 +63,10 @@ func rawBytes(text, hexText *string) ([]byte, error) {
 	return nil, errors.New("exactly one of the text and hex fields must be present")
 }
 
-// loadVectors reads testdata/vectors.json strictly: unknown fields are errors.
+// loadVectors reads the vectors file strictly: unknown fields are errors.
 func loadVectors(t testing.TB) vectorFile {
 	t.Helper()
-	data, err := os.ReadFile("testdata/vectors.json")
+	data, err := os.ReadFile(vectorsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func loadVectors(t testing.TB) vectorFile {
 	dec.DisallowUnknownFields()
 	var vf vectorFile
 	if err := dec.Decode(&vf); err != nil {
-		t.Fatalf("testdata/vectors.json: %v", err)
+		t.Fatalf("%s: %v", vectorsPath, err)
 	}
 	return vf
 }
@@ -165,7 +168,7 @@ func TestVectorsFile(t *testing.T) {
 			t.Errorf("no vector for clause %s", c)
 		}
 	}
-	// Every near-miss listed in the rule (issue 2, clause 5) is a decode case.
+	// Every near-miss listed in the rule (clause 5) is a decode case.
 	for _, s := range []string{"00", "01", "-0", "+1", " 1", "1 ", "1.0", "1e0", "0x1", "１", "١", "1_0", "", "9223372036854775808"} {
 		if !decodedStrings[s] {
 			t.Errorf("near-miss string %q has no decode vector", s)

@@ -11,7 +11,7 @@ import (
 )
 
 // TestVetReportsCopiedPending proves that go vet's copylocks check reports
-// a copied Pending (issue 13): it runs go vet on a small module that imports
+// a copied Pending: it runs go vet on a small module that imports
 // this one through a replace directive. One package copies a Pending in two
 // common ways and must be reported at both lines; the other uses pointers
 // and must pass, so that the test cannot pass because vet failed for some

@@ -3,7 +3,7 @@
 //
 // Every check comes from rpcidtest: the (sent, received) id pairs that
 // rpcidtest.Disagreements derives from the conformance vectors
-// (testdata/vectors.json at the repository root), each with the rule's
+// (rpcidtest/vectors.json at the repository root), each with the rule's
 // answer. Each SDK is run through rpcidtest.Disagreements with a matcher
 // that decodes the sent id as the SDK decodes the id of a request message,
 // decodes the received id as the SDK's response path does, and looks it up

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rpcid/rpcid/httpid"
+	"github.com/rpcid/rpcid/internal/testenv"
 )
 
 // memTransport is an in-memory server behind a gateway that turns numeric
@@ -89,7 +90,7 @@ func BenchmarkExchange(b *testing.B) {
 				reqBody := []byte(benchRequest)
 				b.SetBytes(int64(len(body.base.body)))
 				b.ReportAllocs()
-				start := processCPU()
+				start := testenv.ProcessCPU()
 				for i := 0; i < b.N; i++ {
 					req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", bytes.NewReader(reqBody))
 					if err != nil {
@@ -112,7 +113,7 @@ func BenchmarkExchange(b *testing.B) {
 				if start >= 0 {
 					// Process CPU time beside wall time: on a shared
 					// machine, waiting for a CPU inflates ns/op only.
-					b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(testenv.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}
@@ -121,7 +122,7 @@ func BenchmarkExchange(b *testing.B) {
 
 // TestExchangeAllocs checks that a 1 KB exchange through httpid.Transport,
 // which restores the id, costs at most 3 allocations more than the same
-// exchange without it (issue 11 asks for at most 6), for each kind of body
+// exchange without it (at most 6), for each kind of body
 // that is examined: the copy of the request, which holds its body (and the
 // response body, if that is read in full); the record of the id; and, for
 // an application/json body of known length, the restored body's
@@ -130,7 +131,7 @@ func BenchmarkExchange(b *testing.B) {
 // application/json body is read into, a streamed body's output and the
 // event an event-stream body holds.
 func TestExchangeAllocs(t *testing.T) {
-	if raceEnabled {
+	if testenv.RaceEnabled {
 		t.Skip("allocations are not counted under the race detector, where sync.Pool drops buffers at random; go test without -race counts them")
 	}
 	msg := mcpResponse(1024)

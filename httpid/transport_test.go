@@ -996,8 +996,7 @@ func TestMaxMessageSizeHuge(t *testing.T) {
 	}
 }
 
-// TestTransportOnlyJSONRPC20 checks the rules found by a hostile review
-// (issue 11): JSON that is not a JSON-RPC 2.0 message, and messages whose
+// TestTransportOnlyJSONRPC20 checks that JSON that is not a JSON-RPC 2.0 message, and messages whose
 // members JSON-RPC implementations read differently, pass unchanged and
 // consume no remembered id; requests like them are not recorded.
 func TestTransportOnlyJSONRPC20(t *testing.T) {

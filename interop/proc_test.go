@@ -109,7 +109,7 @@ func selfServer(t testing.TB, name string) (argv []string, env []string) {
 }
 
 // startLine is the line rpcid proxy prints to standard error when it accepts
-// connections (issue 10): "rpcid proxy: listening on http://HOST:PORT/PATH,
+// connections: "rpcid proxy: listening on http://HOST:PORT/PATH,
 // forwarding to URL". HOST must be 127.0.0.1 in these tests.
 var startLine = regexp.MustCompile(`^rpcid proxy: listening on (http://127\.0\.0\.1:[1-9][0-9]*)(/\S*), forwarding to (\S+)$`)
 
@@ -210,7 +210,7 @@ func (p *proxy) stopped(t *testing.T) (string, error) {
 }
 
 // quiet stops the proxy and fails t if it wrote anything after its start
-// line: without -v, issue 10 allows only the start line and errors, and a
+// line: without -v, the docs allow only the start line and errors, and a
 // session that succeeds has none.
 func (p *proxy) quiet(t *testing.T) {
 	t.Helper()

@@ -169,7 +169,7 @@ type seen struct {
 	header http.Header
 }
 
-// TestProxySecurity checks the DNS-rebinding defence of issue 10: a request
+// TestProxySecurity checks the DNS-rebinding defence: a request
 // whose Host is not the proxy's own address or localhost:PORT, or whose
 // Origin is another site's, is refused with 403 or 421 and a short
 // plain-text reason, and never reaches the upstream; and that Authorization,

@@ -284,7 +284,7 @@ func TestProxyStdioBytes(t *testing.T) {
 	}
 }
 
-// checkVerbose checks the log of "rpcid proxy -v" (issue 10): one line
+// checkVerbose checks the log of "rpcid proxy -v": one line
 // `restored response id RECEIVED to SENT` for each restored id, and for each
 // id that matched nothing a line that names it.
 func checkVerbose(t *testing.T, log string, received, sent, unmatched []string) {
@@ -310,7 +310,7 @@ func checkVerbose(t *testing.T, log string, received, sent, unmatched []string) 
 // TestProxyStdioSignals sends SIGINT, SIGTERM and SIGHUP to "rpcid proxy --
 // SERVER" while SERVER (waitServer) runs: the proxy passes the signal on,
 // SERVER ends by it, and the proxy exits with 128 + the signal's number, as
-// issue 10 says.
+// the docs say.
 func TestProxyStdioSignals(t *testing.T) {
 	t.Parallel()
 	argv, env := selfServer(t, "wait")
@@ -371,7 +371,7 @@ func (w *readyWatch) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// TestProxyStdioLongLine checks issue 10's "no line-length limit": with
+// TestProxyStdioLongLine checks the "no line-length limit": with
 // -max-message-size 4096, a 20 MiB response line passes through unchanged
 // and streamed (the client receives its first MiB before the server writes
 // the rest, which it does only when the client says so), the id stays

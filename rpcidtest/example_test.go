@@ -64,7 +64,7 @@ func ExampleCheckMatcher() {
 }
 
 // The vectors are plain data; an SDK in another language reads
-// testdata/vectors.json (or the output of rpcid vectors) instead.
+// rpcidtest/vectors.json (or the output of rpcid vectors) instead.
 func ExampleVectors() {
 	for _, v := range rpcidtest.Vectors() {
 		if v.Name == "int-hundred-e-minus-two" || v.Name == "zero-vs-empty" {

@@ -14,7 +14,7 @@
 //		rpcidtest.FuzzMatcher(f, mySDK.IDsMatch)
 //	}
 //
-// CheckMatcher runs the conformance vectors of testdata/vectors.json
+// CheckMatcher runs the conformance vectors of rpcidtest/vectors.json
 // (embedded here; schema in testdata/VECTORS.md) and reports every
 // disagreement with the rule clause that decides it. FuzzMatcher drives the
 // same function from go test -fuzz with generated id pairs and fails on any
@@ -45,17 +45,16 @@ import (
 	"github.com/rpcid/rpcid"
 )
 
-// vectorsJSON is a byte-identical copy of testdata/vectors.json at the
-// module root (go:embed cannot reach a parent directory). A test fails if
-// the two differ; go generate refreshes the copy.
+// vectorsJSON is the conformance vectors file, rpcidtest/vectors.json: the
+// one copy in the module, which the root package's tests, the conformance
+// normalizers and rpcid vectors read too.
 //
-//go:generate go test -run=^TestEmbeddedVectorsAreCurrent$ -update .
 //go:embed vectors.json
 var vectorsJSON []byte
 
 // VectorsJSON returns a copy of the conformance vectors file,
-// testdata/vectors.json, as UTF-8 JSON text. Its schema is described in
-// testdata/VECTORS.md.
+// rpcidtest/vectors.json, as UTF-8 JSON text. Its schema
+// is described in testdata/VECTORS.md at the module root.
 func VectorsJSON() []byte {
 	return append([]byte(nil), vectorsJSON...)
 }
@@ -71,7 +70,7 @@ const (
 	Pair Type = "pair"
 )
 
-// A Vector is one conformance case from testdata/vectors.json.
+// A Vector is one conformance case from rpcidtest/vectors.json.
 //
 // All raw ids are the exact bytes that appear as the value of an "id"
 // member, surrounding whitespace included; some are deliberately invalid

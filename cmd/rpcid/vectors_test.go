@@ -9,7 +9,7 @@ import (
 
 // vectors prints the module's conformance vectors file byte for byte.
 func TestVectors(t *testing.T) {
-	want, err := os.ReadFile("../../testdata/vectors.json")
+	want, err := os.ReadFile("../../rpcidtest/vectors.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestVectors(t *testing.T) {
 		t.Fatalf("vectors = %d, stderr %q", code, errOut)
 	}
 	if !bytes.Equal([]byte(out), want) {
-		t.Errorf("vectors printed %d bytes that differ from testdata/vectors.json (%d bytes)", len(out), len(want))
+		t.Errorf("vectors printed %d bytes that differ from rpcidtest/vectors.json (%d bytes)", len(out), len(want))
 	}
 	if !json.Valid([]byte(out)) {
 		t.Errorf("vectors output is not JSON")

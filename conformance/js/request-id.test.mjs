@@ -1,5 +1,5 @@
 // node --test request-id.test.mjs: runs request-id.mjs over every case of
-// testdata/vectors.json (at the repository root), decoded with the
+// rpcidtest/vectors.json (the one copy, which package rpcidtest embeds), decoded with the
 // standard decoders a JavaScript SDK has: TextDecoder (fatal on invalid
 // UTF-8; a byte order mark is kept, so JSON.parse refuses it, as it must)
 // and JSON.parse.
@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { requestIdKey, sameRequestId } from './request-id.mjs';
 
-const file = JSON.parse(readFileSync(new URL('../../testdata/vectors.json', import.meta.url), 'utf8'));
+const file = JSON.parse(readFileSync(new URL('../../rpcidtest/vectors.json', import.meta.url), 'utf8'));
 
 /** The bytes of a vector's raw id: the UTF-8 of the text form, or the hex form. */
 function rawBytes(text, hex) {

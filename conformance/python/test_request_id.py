@@ -1,5 +1,5 @@
 """python3 -m unittest (in conformance/python): request_id.py over every
-case of testdata/vectors.json at the repository root.
+case of rpcidtest/vectors.json at the repository root.
 
 Each vector's raw bytes are decoded as an SDK decodes them: strict UTF-8,
 then the standard json module (with parse_constant refusing the NaN and
@@ -28,7 +28,7 @@ import unittest
 
 from request_id import request_id_key, same_request_id
 
-_VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata", "vectors.json")
+_VECTORS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rpcidtest", "vectors.json")
 
 
 def _raw(text, hex_text):

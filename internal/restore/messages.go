@@ -18,7 +18,7 @@ func scanMessages(buf []scan.Message, data []byte) ([]scan.Message, bool) {
 // is and which request it answers. If any of them is named twice, or by a
 // case variant that encoding/json's case-insensitive struct decoding takes
 // for it ("ID", "Method", "reſult"), JSON-RPC implementations disagree about
-// the message, and it is left alone (issue 11).
+// the message, and it is left alone.
 const kindMembers = scan.ID | scan.Method | scan.Result | scan.Error
 
 // isRequest reports whether m, scanned from data, is a JSON-RPC 2.0 request

@@ -1,15 +1,15 @@
 //go:build linux || darwin || freebsd
 
-package httpid_test
+package testenv
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user and system CPU time this process has used so
+// ProcessCPU returns the user and system CPU time this process has used so
 // far, or -1 if it cannot be read.
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return -1
