@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestEverythingDocumented checks that every package of the repository,
@@ -123,4 +125,73 @@ func checkDocumented(t *testing.T, dir string) {
 			}
 		}
 	}
+}
+
+// TestDocLinks checks that every relative link in the README and docs/
+// names a file of the repository, and that every link to a heading of a
+// Markdown file names a heading it has, as GitHub makes their anchors.
+func TestDocLinks(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "README.md", "CHANGELOG.md", "conformance/README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, file := range files {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(string(text), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			if path == "" {
+				path = file
+			} else {
+				path = filepath.Join(filepath.Dir(file), path)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s: link %s: %v", file, target, err)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") && !hasAnchor(t, path, anchor) {
+				t.Errorf("%s: link %s: %s has no heading with that anchor", file, target, path)
+			}
+		}
+	}
+}
+
+// hasAnchor reports whether the Markdown file has a heading whose GitHub
+// anchor is anchor: lower case, spaces as hyphens, punctuation dropped.
+func hasAnchor(t *testing.T, path, anchor string) bool {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCode := false
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(heading) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		if b.String() == anchor {
+			return true
+		}
+	}
+	return false
 }

@@ -11,7 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-// readme returns the repository's README with runs of white space made one
+// readme returns the repository's README, and (flat) the README and the
+// command's reference docs/check.md with runs of white space made one
 // space, so that claims can be found whatever the line breaks.
 func readme(t *testing.T) (raw, flat string) {
 	t.Helper()
@@ -19,7 +20,11 @@ func readme(t *testing.T) (raw, flat string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b), strings.Join(strings.Fields(string(b)), " ")
+	ref, err := os.ReadFile("../../docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), strings.Join(strings.Fields(string(b)+"\n"+string(ref)), " ")
 }
 
 // The output README shows for "go run ./cmd/rpcid check" is the real one.
@@ -226,7 +231,7 @@ func TestREADMEClaims(t *testing.T) {
 	for _, c := range claims {
 		t.Run(c.claim[:min(len(c.claim), 40)], func(t *testing.T) {
 			if !strings.Contains(flat, strings.Join(strings.Fields(c.claim), " ")) {
-				t.Fatalf("README no longer says %q", c.claim)
+				t.Fatalf("neither README nor docs/check.md says %q", c.claim)
 			}
 			c.test(t)
 		})
