@@ -7,6 +7,7 @@ import (
 	mcp "github.com/mark3labs/mcp-go/mcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/testenv"
 	segjson "github.com/segmentio/encoding/json"
 	sg "github.com/sourcegraph/jsonrpc2"
 )
@@ -32,12 +33,12 @@ var (
 // meaningful on a busy machine; it includes the garbage collector's work on
 // other threads, a real cost of allocating.
 func reportCPU(b *testing.B) func() {
-	start := processCPU()
+	start := testenv.ProcessCPU()
 	return func() {
 		if start < 0 || b.N == 0 {
 			return
 		}
-		b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(testenv.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

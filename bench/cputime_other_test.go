@@ -1,9 +1,0 @@
-//go:build !(linux || darwin || freebsd)
-
-package bench
-
-import "time"
-
-// processCPU reports -1: process CPU time is read only on Linux, macOS and
-// FreeBSD, and cpu-ns/op is then not reported.
-func processCPU() time.Duration { return -1 }
