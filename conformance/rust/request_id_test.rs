@@ -1,10 +1,11 @@
 // request_id_test.rs: runs request_id.rs over every case of
-// testdata/vectors.json (at the repository root), with rustc alone:
+// testdata/vectors.json (at the repository root) and over the conformance
+// checks of ../testdata/cases.json, with rustc alone:
 //
 //     rustc --edition 2021 --test request_id_test.rs -o /tmp/request_id_test
 //     /tmp/request_id_test
 //
-// The vectors are read at compile time and parsed by the small JSON reader
+// Both files are read at compile time and parsed by the small JSON reader
 // at the end of this file, which shares no code with request_id.rs. Raw ids
 // that are not valid UTF-8 cannot be a &str, so they have no key, as a
 // Rust JSON reader refuses them. Vectors whose id is null are listed, not
@@ -171,6 +172,33 @@ fn pair_vectors() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(checked + nulls.len() == file.get("pairs").unwrap().arr().len());
+}
+
+#[test]
+fn conformance_checks() {
+    // The (sent, received) checks the SDK matrix runs (../testdata/cases.json),
+    // as an SDK would use the keys: a request pending under the sent id's
+    // key, the response looked up under the received id's key.
+    let file = Json::parse(include_str!("../testdata/cases.json"));
+    let (mut run, mut unsendable, mut failures) = (0, 0, Vec::new());
+    for c in file.get("cases").unwrap().arr() {
+        let Some(sent) = key_of(&raw_bytes(c, "sent")) else {
+            unsendable += 1;
+            continue;
+        };
+        run += 1;
+        let got = key_of(&raw_bytes(c, "received")).as_deref() == Some(sent.as_str());
+        if got != c.get("want").unwrap().bool() {
+            failures.push(format!("{}: matched {got}", c.get("vector").unwrap().str()));
+        }
+    }
+    println!(
+        "request_id.rs on {} conformance checks: {run} run, {unsendable} unsendable, {} disagree",
+        run + unsendable,
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(run > 1000, "only {run} checks run");
 }
 
 #[test]
