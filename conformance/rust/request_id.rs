@@ -66,12 +66,15 @@
 ///     }
 /// }
 ///
-/// // service.rs: requests in flight are keyed by the id's key, so that a
-/// // response is found whichever spelling of the id it carries.
-/// let mut local_responder_pool = HashMap::<String, (RequestId, Responder<_>)>::new();
-/// local_responder_pool.insert(id.request_key(), (id.clone(), responder));
-/// // on a response or error response with id `id`:
-/// if let Some((_, responder)) = local_responder_pool.remove(&id.request_key()) {
+/// // service.rs: the map of requests in flight is keyed by the id's key,
+/// // wherever it is used (a request sent, its send failing, its
+/// // cancellation, a response or an error response arriving), so that a
+/// // response is found whichever spelling of the id it carries;
+/// // remove_pending_request and its parse fallback are no longer needed.
+/// let mut local_responder_pool = HashMap::<String, Responder<_>>::new();
+/// local_responder_pool.insert(id.request_key(), responder);
+/// // on a response with id `id`:
+/// if let Some(responder) = local_responder_pool.remove(&id.request_key()) {
 ///     let _ = responder.send(Ok(result));
 /// }
 /// ```
