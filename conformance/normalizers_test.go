@@ -22,15 +22,18 @@ import (
 	"github.com/rpcid/rpcid/rpcidtest"
 )
 
-// The drop-in normalizers (js/request-id.mjs, python/request_id.py) are
-// second implementations of the rule in other languages. Their own runners
-// check them on the vectors; TestNormalizersAgreeWithRule checks them on
-// thousands of generated ids against rpcid itself: two ids get the same key
-// exactly when rpcid.Equal says they are equal, and an id has a key exactly
-// when rpcid.Parse accepts it. Only ids the language's decoder holds exactly
-// are compared (a double for JSON.parse and json.loads, a Decimal for
-// json.loads(parse_float=Decimal)); null is left out, as the normalizers
-// treat it as no request id by design.
+// The drop-in normalizers (js/request-id.mjs, python/request_id.py,
+// rust/request_id.rs) are second implementations of the rule in other
+// languages. Their own runners check them on the vectors;
+// TestNormalizersAgreeWithRule checks them on thousands of generated ids
+// against rpcid itself: two ids get the same key exactly when rpcid.Equal
+// says they are equal, and an id has a key exactly when rpcid.Parse accepts
+// it. Only ids the language's decoder holds exactly are compared (a double
+// for JSON.parse and json.loads, a Decimal for
+// json.loads(parse_float=Decimal), an i64 or a string for rmcp's
+// NumberOrString; request_id.rs reads raw JSON text, which is always
+// exact); null is left out, as the normalizers treat it as no request id by
+// design.
 
 // normalizerInputs returns the raw ids to run: every raw id of the vectors,
 // then generated numbers and strings around the rule's edges (int64 bounds,
@@ -209,15 +212,119 @@ out = [{"float": key(bytes.fromhex(h), False), "decimal": key(bytes.fromhex(h), 
 sys.stdout.write(json.dumps(out))
 `
 
-// runNormalizer runs a normalizer script on the raw ids and returns one
-// normalizerKeys per id.
-func runNormalizer(t *testing.T, argv []string, in [][]byte) []normalizerKeys {
+// rustNormalizer is the main of a program built with rust/request_id.rs
+// beside it. Each item of its input is a raw id in hexadecimal, "|", and the
+// id as rmcp's NumberOrString would hold it: "i" and an i64, "s" and the
+// string's value in hexadecimal, or nothing. It prints the key of the raw
+// text (request_id_key) and of the decoded id (request_id_key_i64 or
+// request_id_key_str).
+const rustNormalizer = `
+mod request_id;
+use std::io::Read;
+
+fn unhex(h: &str) -> Vec<u8> {
+    (0..h.len()).step_by(2).map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap()).collect()
+}
+
+fn entry(key: Option<String>, decoded: bool) -> String {
+    let mut q = String::from("null");
+    if let Some(k) = key {
+        q = String::from("\"");
+        for c in k.chars() {
+            match c {
+                '"' => q.push_str("\\\""),
+                '\\' => q.push_str("\\\\"),
+                c if (c as u32) < 0x20 => q.push_str(&format!("\\u{:04x}", c as u32)),
+                c => q.push(c),
+            }
+        }
+        q.push('"');
+    }
+    format!("{{\"key\":{q},\"decoded\":{decoded}}}")
+}
+
+fn main() {
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input).unwrap();
+    let mut out = Vec::new();
+    for item in input.split('"').skip(1).step_by(2) {
+        let (raw, decoded) = item.split_once('|').unwrap();
+        let raw = unhex(raw);
+        let text = std::str::from_utf8(&raw).ok();
+        let key = text.and_then(request_id::request_id_key);
+        // An id is the same as itself exactly when it has a key.
+        assert_eq!(text.is_some_and(|t| request_id::same_request_id(t, t)), key.is_some());
+        let dec = match decoded.split_at(decoded.len().min(1)) {
+            ("i", n) => Some(request_id::request_id_key_i64(n.parse().unwrap())),
+            ("s", s) => Some(request_id::request_id_key_str(&String::from_utf8(unhex(s)).unwrap())),
+            _ => None,
+        };
+        let has_dec = dec.is_some();
+        out.push(format!("{{\"raw\":{},\"decoded\":{}}}", entry(key, true), entry(dec, has_dec)));
+    }
+    print!("[{}]", out.join(","));
+}
+`
+
+// buildRust builds rustNormalizer with rust/request_id.rs in a temporary
+// directory and returns the program's path.
+func buildRust(t *testing.T, rustc string) string {
 	t.Helper()
-	hexes := make([]string, len(in))
-	for i, raw := range in {
-		hexes[i] = hex.EncodeToString(raw)
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("rust", "request_id.rs"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	stdin, err := json.Marshal(hexes)
+	if err := os.WriteFile(filepath.Join(dir, "request_id.rs"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.rs"), []byte(rustNormalizer), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bin := filepath.Join(dir, "normalizer")
+	if out, err := exec.CommandContext(ctx, rustc, "--edition", "2021", "-D", "warnings", "-o", bin, filepath.Join(dir, "main.rs")).CombinedOutput(); err != nil {
+		t.Fatalf("rustc: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// rustItems writes each raw id as rustNormalizer reads it: in hexadecimal,
+// and as NumberOrString holds it when it is an integer within int64 or a
+// string.
+func rustItems(in [][]byte) []string {
+	items := make([]string, len(in))
+	for i, raw := range in {
+		dec := ""
+		if id, err := rpcid.Parse(raw); err == nil {
+			if n, ok := id.Int64(); ok {
+				dec = "i" + strconv.FormatInt(n, 10)
+			} else if s, ok := id.StringValue(); ok {
+				dec = "s" + hex.EncodeToString([]byte(s))
+			}
+		}
+		items[i] = hex.EncodeToString(raw) + "|" + dec
+	}
+	return items
+}
+
+// hexItems writes each raw id in hexadecimal, as the Node and Python
+// scripts read them.
+func hexItems(in [][]byte) []string {
+	items := make([]string, len(in))
+	for i, raw := range in {
+		items[i] = hex.EncodeToString(raw)
+	}
+	return items
+}
+
+// runNormalizer runs a normalizer program on items, a JSON array of strings
+// on its standard input (one per raw id), and returns one normalizerKeys
+// per id.
+func runNormalizer(t *testing.T, argv []string, items []string) []normalizerKeys {
+	t.Helper()
+	stdin, err := json.Marshal(items)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,8 +342,8 @@ func runNormalizer(t *testing.T, argv []string, in [][]byte) []normalizerKeys {
 	if err := json.Unmarshal(out, &keys); err != nil {
 		t.Fatalf("%s: output: %v", filepath.Base(argv[0]), err)
 	}
-	if len(keys) != len(in) {
-		t.Fatalf("%s: %d keys for %d ids", filepath.Base(argv[0]), len(keys), len(in))
+	if len(keys) != len(items) {
+		t.Fatalf("%s: %d keys for %d ids", filepath.Base(argv[0]), len(keys), len(items))
 	}
 	return keys
 }
@@ -284,7 +391,7 @@ func TestNormalizersAgreeWithRule(t *testing.T) {
 	// go test caches a passing result keyed by the files the test itself
 	// opens, not those its child processes read: open the normalizers here,
 	// so that editing one runs the test again.
-	for _, f := range []string{filepath.Join("js", "request-id.mjs"), filepath.Join("python", "request_id.py")} {
+	for _, f := range []string{filepath.Join("js", "request-id.mjs"), filepath.Join("python", "request_id.py"), filepath.Join("rust", "request_id.rs")} {
 		if _, err := os.ReadFile(f); err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +408,7 @@ func TestNormalizersAgreeWithRule(t *testing.T) {
 		t.Log("node not found: request-id.mjs not checked against rpcid (install node to check it)")
 	} else {
 		script, _ := filepath.Abs(filepath.Join("js", "request-id.mjs"))
-		keys := runNormalizer(t, []string{node, "--input-type=module", "-e", jsNormalizer, script}, in)
+		keys := runNormalizer(t, []string{node, "--input-type=module", "-e", jsNormalizer, script}, hexItems(in))
 		variants = append(variants,
 			variant{"request-id.mjs on JSON.parse values", keys, "double", doubleExact},
 			variant{"request-id.mjs with each number's source", keys, "source", always})
@@ -310,13 +417,24 @@ func TestNormalizersAgreeWithRule(t *testing.T) {
 		t.Log("python3 not found: request_id.py not checked against rpcid (install python3 to check it)")
 	} else {
 		dir, _ := filepath.Abs("python")
-		keys := runNormalizer(t, []string{python, "-c", pyNormalizer, dir}, in)
+		keys := runNormalizer(t, []string{python, "-c", pyNormalizer, dir}, hexItems(in))
 		variants = append(variants,
 			variant{"request_id.py on json.loads floats", keys, "float", func(raw []byte) bool {
 				// json.loads reads a number without fraction or exponent as an exact int.
 				return !bytes.ContainsAny(raw, ".eE") || doubleExact(raw)
 			}},
 			variant{"request_id.py on json.loads(parse_float=Decimal)", keys, "decimal", always})
+	}
+	if rustc, err := exec.LookPath("rustc"); err != nil {
+		t.Log("rustc not found: request_id.rs not checked against rpcid (install Rust to check it)")
+	} else {
+		keys := runNormalizer(t, []string{buildRust(t, rustc)}, rustItems(in))
+		variants = append(variants,
+			variant{"request_id.rs on NumberOrString values", keys, "decoded", func(raw []byte) bool {
+				id, err := rpcid.Parse(raw)
+				return err == nil && (id.Kind() == rpcid.KindInt || id.Kind() == rpcid.KindString)
+			}},
+			variant{"request_id.rs on raw JSON text", keys, "raw", always})
 	}
 	// Where both ways of decoding hold an id exactly, they must give it the
 	// same key: an SDK keys its own request ids without a source (or from
@@ -331,6 +449,29 @@ func TestNormalizersAgreeWithRule(t *testing.T) {
 			}
 			if mismatches++; mismatches <= 10 {
 				t.Errorf("%s: key %s %s, but %s %s", show(raw), deref(a.Key), lossy.name, deref(b.Key), exact.name)
+			}
+		}
+	}
+	// request-id.mjs given sources and request_id.rs both read every id
+	// exactly, and spell keys alike: where both give a key, it is the same.
+	var js, rs *variant
+	for i := range variants {
+		switch variants[i].name {
+		case "request-id.mjs with each number's source":
+			js = &variants[i]
+		case "request_id.rs on raw JSON text":
+			rs = &variants[i]
+		}
+	}
+	if js != nil && rs != nil {
+		differ := 0
+		for i, raw := range in {
+			a, b := js.keys[i][js.field].Key, rs.keys[i][rs.field].Key
+			if a == nil || b == nil || *a == *b {
+				continue
+			}
+			if differ++; differ <= 10 {
+				t.Errorf("%s: key %q from request-id.mjs, %q from request_id.rs", show(raw), *a, *b)
 			}
 		}
 	}

@@ -99,6 +99,11 @@ func Results(cases []Case, sdks []SDK) []byte {
 	p("- **missed**: the rule says it answers the request; the SDK dropped it silently.\n")
 	p("- **refused**: the rule says it answers the request; the SDK rejected the message or closed the connection.\n")
 	p("- **skipped**: the SDK cannot have a request pending under the sent id (its decoder refuses it, or its client sends only numbers).\n\n")
+	p("The rule itself, one file per language for SDK maintainers to copy, is in\n")
+	p("[js/request-id.mjs](js/request-id.mjs) (JavaScript; TypeScript declarations in\n")
+	p("[js/request-id.d.mts](js/request-id.d.mts)), [python/request_id.py](python/request_id.py)\n")
+	p("and [rust/request_id.rs](rust/request_id.rs) (for rmcp); their runners' figures on these\n")
+	p("checks are in [README.md](README.md#drop-in-normalizers).\n\n")
 
 	p("## Common checks: the sent id is an integer 0..2^53-1\n\n")
 	p("What every SDK's id counter sends: %d checks, none skipped.\n\n", nCommon)

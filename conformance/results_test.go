@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +241,22 @@ func commaInt(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// TestResultsLinks checks that every relative link in RESULTS.md names a
+// file of this directory, as the links to the drop-in normalizers do.
+func TestResultsLinks(t *testing.T) {
+	text, err := os.ReadFile(resultsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^)#:]+)(#[^)]*)?\)`).FindAllStringSubmatch(string(text), -1)
+	for _, m := range links {
+		if _, err := os.Stat(m[1]); err != nil {
+			t.Errorf("RESULTS.md links to %s: %v", m[1], err)
+		}
+	}
+	if len(links) < 4 {
+		t.Errorf("RESULTS.md has %d relative links; want the README and the three normalizers at least", len(links))
+	}
 }

@@ -1,5 +1,15 @@
 // request-id.mjs: JSON-RPC request id equality by the rpcid rule, for
-// JavaScript and TypeScript. One dependency-free file: copy it into an SDK.
+// JavaScript and TypeScript. One dependency-free file: copy it into an SDK,
+// with request-id.d.mts beside it for TypeScript (tsc --strict, module
+// nodenext, no allowJs needed).
+//
+// In the TypeScript SDK (@modelcontextprotocol/sdk, src/shared/protocol.ts),
+// the key replaces `Number(response.id)` in Protocol._onresponse: key
+// _responseHandlers (and _progressHandlers and _timeoutInfo, kept under the
+// same id) by requestIdKey(messageId) in Protocol.request, and look up
+// requestIdKey(response.id) in _onresponse; an undefined key is a response
+// for an unknown message ID. Number() is what lets "" and " " settle
+// request 0 and "0x1" settle request 1.
 //
 // The rule (https://github.com/rpcid/rpcid, docs/request-id-equality.md):
 // numbers are equal by exact value whatever their spelling (1 = 1.0 = 1e0,
