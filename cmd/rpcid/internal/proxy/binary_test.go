@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,24 +16,52 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-// buildRpcid builds the command into a temporary directory and returns the
-// binary's path.
+// buildRpcid builds the command once per test binary, into a temporary
+// directory that TestMain removes, and returns the binary's path.
 func buildRpcid(t *testing.T) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
+	built.once.Do(func() {
+		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goTool); err != nil {
+			goTool = "go"
+		}
+		built.dir, built.err = os.MkdirTemp("", "rpcid-proxy-test")
+		if built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "rpcid")
+		if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/rpcid/rpcid/cmd/rpcid").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.path = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	bin := filepath.Join(t.TempDir(), "rpcid")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/rpcid/rpcid/cmd/rpcid").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	return built.path
+}
+
+// built is the binary buildRpcid built.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
-	return bin
+	os.Exit(code)
 }
 
 // TestProxyBinary runs the built rpcid proxy as a separate process, in both

@@ -660,6 +660,9 @@ func startUnread(t *testing.T, mode string, stderr io.Writer) (pid int, sig chan
 // that cancels its reader before it sends SIGTERM (the Python SDK) waited
 // for its SIGKILL. The exit status is the command's, 1 for its 0, since its
 // output was not all delivered.
+//
+// With RPCID_LONG=1 it also checks a command that exits 0 on the signal
+// and a signal after the command exited, which wait out the signal grace.
 func TestProxyStdioSignalEndsRelay(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("signals")
@@ -682,12 +685,18 @@ func TestProxyStdioSignalEndsRelay(t *testing.T) {
 		endsWith(t, done, 128+int(syscall.SIGTERM), &stderr)
 	})
 	t.Run("command exits 0 on the signal", func(t *testing.T) {
+		if !longTests() {
+			t.Skip("timing-bound (the signal grace): runs with RPCID_LONG=1")
+		}
 		var stderr syncBuffer
 		_, sig, done := startUnread(t, "floodterm", &stderr)
 		sig <- syscall.SIGTERM
 		endsWith(t, done, 1, &stderr)
 	})
 	t.Run("signal after the command exited", func(t *testing.T) {
+		if !longTests() {
+			t.Skip("timing-bound (the signal grace): runs with RPCID_LONG=1")
+		}
 		if runtime.GOOS != "linux" {
 			t.Skip("uses /proc")
 		}
