@@ -146,7 +146,7 @@ func collidingCapture(n int, colliding bool) []byte {
 }
 
 // BenchmarkCollidingIDs checks 160k request ids that share one float64
-// beside 160k distinct doubles (issue 11: within 3x).
+// beside 160k distinct doubles (within 3x).
 func BenchmarkCollidingIDs(b *testing.B) {
 	for _, colliding := range []bool{true, false} {
 		name := "distinct"

@@ -83,7 +83,7 @@ var captures = []struct {
 	{"sse.har", 1, []string{kindTypeChanged, kindUnmatched, kindUnanswered, kindInvalid}},
 	{"truncated.har", 1, []string{kindTypeChanged, kindInvalid}},
 	{"gateway-handwritten.har", 1, []string{kindTypeChanged}},
-	// Issue 12, one capture or more per class of fault.
+	// One capture or more per class of fault.
 	{"large-ids.jsonl", 1, []string{kindUnsafeInteger, kindFractional}},                            // 1
 	{"null-id.jsonl", 1, []string{kindNullResponse, kindUnanswered}},                               // 2
 	{"null-id.har", 1, []string{kindNullResponse, kindInvalid}},                                    // 2
@@ -686,7 +686,7 @@ func TestHARManySessionsPending(t *testing.T) {
 	}
 }
 
-// Issue 12, class 7: the habits of a Unix tool.
+// The habits of a Unix tool.
 func TestUnixHabits(t *testing.T) {
 	// -h prints the full usage to standard output and exits 0; a usage
 	// error goes to standard error with status 2. (For every command:
@@ -802,7 +802,7 @@ func TestLongLivedSSEHAR(t *testing.T) {
 	}
 }
 
-// Issue 12, class 8: a HAR is recognized by its log member wherever it
+// A HAR is recognized by its log member wherever it
 // stands, even after a member longer than a read buffer, and read one byte
 // at a time.
 func TestHARLogAfterLongMember(t *testing.T) {
@@ -822,7 +822,7 @@ var (
 )
 
 // checkFacts checks that a -json finding carries as members the facts its
-// message states (issue 12, class 10).
+// message states.
 func checkFacts(t *testing.T, f finding) {
 	t.Helper()
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
@@ -1343,8 +1343,8 @@ func TestFractionalIDSDKClaims(t *testing.T) {
 	}
 }
 
-// TestHARFaultOffsetsAndLostRequests checks findings of a second hostile
-// review: an error inside a literal or number where the entries array
+// TestHARFaultOffsetsAndLostRequests checks findings about faults in a HAR:
+// an error inside a literal or number where the entries array
 // should be names the byte at fault (it named the literal's first byte,
 // "at byte offset"); with a byte order mark, "more data follows" counts
 // the mark's three bytes; and a response on a GET stream whose request may
@@ -1429,5 +1429,34 @@ func TestCheckUsageMessages(t *testing.T) {
 	first, _, _ := strings.Cut(errOut, "\n")
 	if want := "rpcid check: could not read -json: no such file or directory (flags go before the FILEs)"; code != 2 || first != want {
 		t.Errorf("rpcid check testdata/clean.jsonl -json = %d, stderr %q\nwant 2 and first line %q", code, errOut, want)
+	}
+}
+
+// Text from a capture cannot forge a finding line or reach the terminal as
+// an escape sequence.
+func TestCheckEscapesControlCharacters(t *testing.T) {
+	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\\n<stdin>:1: error: \\u001b[31mforged\\u001b[0m\"}\n"
+	code, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) != 2 { // the unanswered request, then the summary
+		t.Fatalf("output has %d lines, want 2:\n%s", len(lines), out)
+	}
+	if strings.ContainsRune(out, '\x1b') {
+		t.Errorf("output holds a raw ESC:\n%q", out)
+	}
+	if want := `(tools/call\n<stdin>:1: error: \u001b[31mforged\u001b[0m)`; !strings.Contains(lines[0], want) {
+		t.Errorf("finding = %q, want it to contain %q", lines[0], want)
+	}
+}
+
+// A file that cannot be read is named in the summary, not hidden behind "no
+// findings".
+func TestCheckSummaryNamesUnreadableFiles(t *testing.T) {
+	code, out, errOut := runCmd(t, strings.NewReader(""), "check", "testdata/does-not-exist.jsonl")
+	if code != 2 || !strings.Contains(out, "; 1 file could not be read") || !strings.Contains(errOut, "does-not-exist.jsonl") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, the summary naming 1 unreadable file, and the file in stderr", code, out, errOut)
 	}
 }

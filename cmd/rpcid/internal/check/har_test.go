@@ -3,33 +3,10 @@ package check
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"strings"
 	"testing"
 )
-
-// Cases from the hostile-input review.
-
-// Text from a capture cannot forge a finding line or reach the terminal as
-// an escape sequence.
-func TestCheckEscapesControlCharacters(t *testing.T) {
-	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\\n<stdin>:1: error: \\u001b[31mforged\\u001b[0m\"}\n"
-	code, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 2 { // the unanswered request, then the summary
-		t.Fatalf("output has %d lines, want 2:\n%s", len(lines), out)
-	}
-	if strings.ContainsRune(out, '\x1b') {
-		t.Errorf("output holds a raw ESC:\n%q", out)
-	}
-	if want := `(tools/call\n<stdin>:1: error: \u001b[31mforged\u001b[0m)`; !strings.Contains(lines[0], want) {
-		t.Errorf("finding = %q, want it to contain %q", lines[0], want)
-	}
-}
 
 // A HAR capture that ends inside its structure is a finding (exit 1), not an
 // unreadable file (exit 2).
@@ -39,33 +16,6 @@ func TestCheckTruncatedHARAtMemberName(t *testing.T) {
 		if code != 1 || !strings.Contains(out, "not a valid HAR file") {
 			t.Errorf("check of %q: exit %d, stdout %q, stderr %q; want exit 1 and a not-valid-HAR finding", in, code, out, errOut)
 		}
-	}
-}
-
-// Long radix spellings are not handed to math/big, whose octal and decimal
-// conversions are quadratic.
-func TestLaxLongRadixSpellings(t *testing.T) {
-	long := strings.Repeat("7", 1<<20)
-	if got := jsRadix(long, 8); !math.IsInf(got, 1) {
-		t.Errorf("jsRadix(1 MiB of 7s, 8) = %v, want +Inf", got)
-	}
-	if got := jsRadix("0000"+strings.Repeat("7", 300), 8); math.IsInf(got, 1) || got <= 0 {
-		t.Errorf("jsRadix(300 octal digits) = %v, want a finite value", got)
-	}
-	if _, ok := lenientNumber("0x" + strings.Repeat("f", maxLenientDigits+1)); ok {
-		t.Error("lenientNumber accepted a hex spelling longer than maxLenientDigits")
-	}
-	if id, ok := lenientNumber("0x" + strings.Repeat("0", 5000) + "ff"); !ok || id.String() != "255" {
-		t.Errorf("lenientNumber(0x000...ff) = %v, %v; want 255", id, ok)
-	}
-}
-
-// A file that cannot be read is named in the summary, not hidden behind "no
-// findings" (from the newcomer walkthrough).
-func TestCheckSummaryNamesUnreadableFiles(t *testing.T) {
-	code, out, errOut := runCmd(t, strings.NewReader(""), "check", "testdata/does-not-exist.jsonl")
-	if code != 2 || !strings.Contains(out, "; 1 file could not be read") || !strings.Contains(errOut, "does-not-exist.jsonl") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, the summary naming 1 unreadable file, and the file in stderr", code, out, errOut)
 	}
 }
 
@@ -140,33 +90,6 @@ func TestUnendedEvent(t *testing.T) {
 		if _, out, _ := runCmd(t, strings.NewReader(har), "check", "-"); end != "" && !strings.Contains(out, "no findings") {
 			t.Errorf("body ending %q twice: check says\n%s\nwant no findings", end, out)
 		}
-	}
-}
-
-// TestCancelledIDReused checks that a request sent with the id of a request
-// its sender cancelled is reported as reusing it (MCP forbids it), not as
-// sent while that one is pending, and that a response with the id answers
-// the new request, as a client that has given up on the cancelled one
-// delivers it; a second request with the id while the new one is pending is
-// a duplicate as ever; and one response more than the requests take is the
-// late answer to the cancelled one (MCP lets it cross the cancellation), no
-// second answer.
-func TestCancelledIDReused(t *testing.T) {
-	in := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}
-{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}
-{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y"}}
-{"jsonrpc":"2.0","id":7,"method":"ping"}
-{"jsonrpc":"2.0","id":7,"result":{}}
-{"jsonrpc":"2.0","id":7,"result":{}}
-{"jsonrpc":"2.0","id":7,"result":{}}
-`
-	_, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
-	want := `<stdin>:3: error: request id 7 (tools/call) reuses the id of request 7 (line 1, tools/call), which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's
-<stdin>:4: error: request id 7 (ping) sent while request 7 (line 3, tools/call) is still pending: their responses cannot be told apart
-checked 1 file: 7 messages (3 requests, 3 responses, 1 notification); 2 errors, 0 warnings
-`
-	if out != want {
-		t.Errorf("check says\n%s\nwant\n%s", out, want)
 	}
 }
 

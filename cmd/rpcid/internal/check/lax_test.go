@@ -384,3 +384,21 @@ func TestLaxReference(t *testing.T) {
 		}
 	}
 }
+
+// Long radix spellings are not handed to math/big, whose octal and decimal
+// conversions are quadratic.
+func TestLaxLongRadixSpellings(t *testing.T) {
+	long := strings.Repeat("7", 1<<20)
+	if got := jsRadix(long, 8); !math.IsInf(got, 1) {
+		t.Errorf("jsRadix(1 MiB of 7s, 8) = %v, want +Inf", got)
+	}
+	if got := jsRadix("0000"+strings.Repeat("7", 300), 8); math.IsInf(got, 1) || got <= 0 {
+		t.Errorf("jsRadix(300 octal digits) = %v, want a finite value", got)
+	}
+	if _, ok := lenientNumber("0x" + strings.Repeat("f", maxLenientDigits+1)); ok {
+		t.Error("lenientNumber accepted a hex spelling longer than maxLenientDigits")
+	}
+	if id, ok := lenientNumber("0x" + strings.Repeat("0", 5000) + "ff"); !ok || id.String() != "255" {
+		t.Errorf("lenientNumber(0x000...ff) = %v, %v; want 255", id, ok)
+	}
+}

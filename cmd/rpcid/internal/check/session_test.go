@@ -31,3 +31,30 @@ func TestSpellingChangedSays(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledIDReused checks that a request sent with the id of a request
+// its sender cancelled is reported as reusing it (MCP forbids it), not as
+// sent while that one is pending, and that a response with the id answers
+// the new request, as a client that has given up on the cancelled one
+// delivers it; a second request with the id while the new one is pending is
+// a duplicate as ever; and one response more than the requests take is the
+// late answer to the cancelled one (MCP lets it cross the cancellation), no
+// second answer.
+func TestCancelledIDReused(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"y"}}
+{"jsonrpc":"2.0","id":7,"method":"ping"}
+{"jsonrpc":"2.0","id":7,"result":{}}
+{"jsonrpc":"2.0","id":7,"result":{}}
+{"jsonrpc":"2.0","id":7,"result":{}}
+`
+	_, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
+	want := `<stdin>:3: error: request id 7 (tools/call) reuses the id of request 7 (line 1, tools/call), which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's
+<stdin>:4: error: request id 7 (ping) sent while request 7 (line 3, tools/call) is still pending: their responses cannot be told apart
+checked 1 file: 7 messages (3 requests, 3 responses, 1 notification); 2 errors, 0 warnings
+`
+	if out != want {
+		t.Errorf("check says\n%s\nwant\n%s", out, want)
+	}
+}

@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"os/exec"
+	"regexp"
+	"runtime"
 	"strconv"
 
 	"bufio"
@@ -998,5 +1001,102 @@ func TestListeningLines(t *testing.T) {
 		if diff := cmp.Diff(tt.want, listeningLines(tt.addr, "/mcp", "https://gw.example/mcp")); diff != "" {
 			t.Errorf("listeningLines(%v) (-want +got):\n%s", tt.addr, diff)
 		}
+	}
+}
+
+// Every Origin header is checked, not only the first: a request that holds
+// a local Origin and a foreign one is refused and never reaches the
+// upstream (which might read the last one).
+func TestProxyEveryOriginChecked(t *testing.T) {
+	var hits atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL)
+	for _, origins := range [][]string{
+		{"http://localhost", "http://evil.example"},
+		{"http://evil.example", "http://localhost"},
+		{"http://localhost, http://evil.example"},
+	} {
+		req := newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`)
+		req.Header["Origin"] = origins
+		resp, body := do(t, req)
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, "evil.example") {
+			t.Errorf("Origin %q: %s %q, want 403 naming evil.example", origins, resp.Status, body)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the upstream was reached %d times, want 0", n)
+	}
+}
+
+// In HTTP mode, a script that reads the start line and closes its end of
+// standard error does not kill the proxy with the next line it logs.
+func TestProxyHTTPStderrClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	bin := buildRpcid(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	cmd := exec.Command(bin, "proxy", "-v", "-listen", "127.0.0.1:0", up.URL+"/mcp")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	first, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`^rpcid proxy: listening on http://(127\.0\.0\.1:[0-9]+)/`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("start line %q, %v", first, err)
+	}
+	stderr.Close()
+	for i := 0; i < 3; i++ { // each refusal is logged with -v
+		if got := rawRequest(t, m[1], "GET /mcp HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"); !strings.Contains(got, " 403 ") {
+			t.Fatalf("request %d: %s, want 403 (the proxy still serving)", i, got)
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := waitBounded(t, cmd); err != nil {
+		t.Errorf("proxy ended with %v, want exit status 0 after SIGTERM", err)
+	}
+}
+
+// A connection left idle after a request is closed after proxyIdleTimeout,
+// so that idle connections (from a peer on the network, with -listen on a
+// non-loopback address) cannot pile up without bound.
+func TestProxyIdleConnectionsClosed(t *testing.T) {
+	defer func(d time.Duration) { proxyIdleTimeout = d }(proxyIdleTimeout)
+	proxyIdleTimeout = 50 * time.Millisecond
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	p := startProxy(t, up.URL)
+	c, err := net.DialTimeout("tcp", p.addr, wait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(wait))
+	io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: "+p.addr+"\r\n\r\n")
+	r := bufio.NewReader(c)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	start := time.Now()
+	if _, err := r.ReadByte(); err != io.EOF {
+		t.Errorf("idle connection: read %v, want io.EOF (closed by the proxy)", err)
+	}
+	if d := time.Since(start); d > wait/2 {
+		t.Errorf("idle connection closed after %v", d)
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -763,5 +766,168 @@ func TestEscapeUnsafeFormatCharacters(t *testing.T) {
 		if escapeUnsafe(string(r)) == string(r) {
 			t.Errorf("U+%04X is not escaped in the proxy's log lines", r)
 		}
+	}
+}
+
+// The stdio summary counts lines, not messages: a line of binary garbage or
+// plain text is no JSON-RPC message, and the proxy does not parse lines it
+// passes unexamined.
+func TestProxyStdioSummaryCountsLines(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses sh")
+	}
+	in := "\x00\xff\x1b[2J not json\n" + `{"jsonrpc":"2.0","id":1,"method":"m"}` + "\n"
+	code, _, stderr := runProxyArgs(t, in, "-v", "--", "sh", "-c", `cat >/dev/null; echo 'plain text'`)
+	if code != 0 {
+		t.Fatalf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	if w := "rpcid proxy: 3 lines (2 from the client, 1 from the command); 0 ids restored, 0 unmatched\n"; !strings.HasSuffix(stderr, w) {
+		t.Errorf("stderr ends %q, want %q", stderr, w)
+	}
+}
+
+// When the client closes its end of the proxy's standard output, COMMAND
+// sees what it would see without the proxy: its own standard output closed
+// for reading, so that its next write fails, and the end of its input. The
+// proxy reads and discards nothing, so a command that writes forever and
+// never reads its input (whose input is not closed here) is not kept alive.
+// The proxy is not killed by SIGPIPE, which Go's runtime raises for a write
+// to a broken pipe on standard output: it waits for COMMAND, logs why it
+// stopped and its summary (-v) and exits with COMMAND's status.
+func TestProxyStdioClientClosesOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("uses SIGPIPE")
+	}
+	bin := buildRpcid(t)
+	tests := []struct {
+		mode string
+		want int
+	}{
+		{"flood", 128 + int(syscall.SIGPIPE)}, // ended by SIGPIPE on its next write
+		{"flood-nosigpipe", 7},                // its write failed and its input ended
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			t.Setenv("RPCID_PROXY_HELPER_EXIT", "7")
+			cmd := exec.Command(bin, append([]string{"proxy", "-v", "--"}, helperCommand(t, tt.mode)...)...)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			stdout := startPiped(t, cmd) // its standard input kept open: the client does not close its end
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			pid, perr := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || perr != nil {
+				t.Fatalf("first line %q, %v: want the command's process id", line, err)
+			}
+			stdout.Close()
+			err = waitBounded(t, cmd)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || exitStatus(ee.ProcessState) != tt.want {
+				t.Errorf("proxy ended with %v, want exit status %d (COMMAND's); stderr:\n%s", err, tt.want, stderr.String())
+			}
+			got := stderr.String()
+			if w := "rpcid proxy: standard output closed: write /dev/stdout: broken pipe; closing the command's standard output and input\n"; !strings.HasPrefix(got, w) {
+				t.Errorf("stderr %q, want it to start %q", got, w)
+			}
+			if !regexp.MustCompile(`\nrpcid proxy: [0-9]+ lines \(0 from the client, [0-9]+ from the command\); 0 ids restored, 0 unmatched\n$`).MatchString(got) {
+				t.Errorf("stderr %q, want it to end with the summary", got)
+			}
+			if runtime.GOOS != "linux" {
+				t.Skip("the command's end was seen by the proxy's exit only: alive reads /proc, which is Linux's")
+			}
+			if alive(pid) {
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
+				t.Errorf("the command (process %d) still runs after the proxy exited", pid)
+			}
+		})
+	}
+}
+
+// When a write to standard output fails, the command's standard output and
+// input are closed, whatever the error; a broken pipe (the client went away)
+// is logged with -v only, another error always.
+func TestProxyStdioOutputFails(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("uses SIGPIPE")
+	}
+	epipe := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+	enospc := &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+	tests := []struct {
+		err     error
+		verbose bool
+		want    string // stderr before the summary
+	}{
+		{epipe, true, "rpcid proxy: standard output closed: write /dev/stdout: broken pipe; closing the command's standard output and input\n"},
+		{epipe, false, ""},
+		{enospc, false, "rpcid proxy: cannot write to standard output: write /dev/stdout: no space left on device; closing the command's standard output and input\n"},
+	}
+	summary := regexp.MustCompile(`rpcid proxy: [0-9]+ lines? \(0 from the client, [0-9]+ from the command\); 0 ids restored, 0 unmatched\n$`)
+	for _, tt := range tests {
+		cmd := helperCommand(t, "flood")
+		stdinR, stdinW := io.Pipe() // kept open: the client does not close its end
+		var stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() {
+			cfg := proxyConfig{command: cmd, verbose: tt.verbose, maxPending: 16, maxMessageSize: 1 << 10}
+			done <- proxyStdio(cfg, stdinR, failingWriter{tt.err}, &stderr, make(chan os.Signal))
+		}()
+		select {
+		case code := <-done:
+			if want := 128 + int(syscall.SIGPIPE); code != want {
+				t.Errorf("%v, -v %v: exit status %d, want %d (SIGPIPE ended the command)", tt.err, tt.verbose, code, want)
+			}
+			got := stderr.String()
+			if tt.verbose {
+				got = summary.ReplaceAllString(got, "")
+			}
+			if got != tt.want {
+				t.Errorf("%v, -v %v: stderr %q, want %q (and the summary with -v)", tt.err, tt.verbose, stderr.String(), tt.want)
+			}
+		case <-time.After(wait):
+			t.Fatalf("%v: the proxy did not end within %v after its output failed", tt.err, wait)
+		}
+		stdinW.Close()
+	}
+}
+
+// When COMMAND closes its standard input and lives on, the client's next
+// write fails as it would without the proxy, instead of blocking once the
+// pipe to the proxy is full.
+func TestProxyStdioCommandClosesInput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("signals")
+	}
+	stdinR, stdinW, sig, done := startReadyProxy(t, "closein", io.Discard)
+	wrote := make(chan error, 1)
+	go func() {
+		line := []byte(`{"jsonrpc":"2.0","method":"n"}` + "\n")
+		for {
+			if _, err := stdinW.Write(line); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-wrote:
+		if !errors.Is(err, io.ErrClosedPipe) {
+			t.Errorf("the client's write failed with %v, want %v (the proxy closed its standard input)", err, io.ErrClosedPipe)
+		}
+	case <-time.After(wait):
+		stdinR.Close()
+		t.Errorf("the client's writes did not fail within %v after the command closed its input", wait)
+	}
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit status %d, want 0 (the command's after SIGTERM)", code)
+		}
+	case <-time.After(wait):
+		t.Fatal("proxy did not end after SIGTERM")
 	}
 }
