@@ -1,3 +1,6 @@
+// Package check is the rpcid check command: it reads captures (JSON Lines,
+// HAR, MCP host logs) and reports the responses whose ids do not match
+// their requests.
 package check
 
 import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"

@@ -1,3 +1,6 @@
+// Package proxy is the rpcid proxy command: it stands between a client and a
+// JSON-RPC server, over HTTP or a command's stdio, and gives each response
+// back the id its request was sent with.
 package proxy
 
 import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
