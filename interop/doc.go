@@ -90,7 +90,7 @@
 //
 //	cd interop && go test ./...
 //
-// and record the gateway traffic of one session into ../cmd/rpcid/testdata
+// and record the gateway traffic of one session into ../cmd/rpcid/internal/check/testdata
 // (HAR 1.2 and JSON Lines) with
 //
 //	cd interop && go test -run TestRecordGoSDKGateway -record

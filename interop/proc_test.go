@@ -77,9 +77,10 @@ func rpcidBinary(t testing.TB) string {
 
 // srcLinks is a directory in this module of symbolic links to the
 // directories of the packages the rpcid binary is built from that are not
-// compiled into this test binary too: ../cmd/rpcid and ../rpcidtest (the
-// others, the root package, httpid, internal/restore and internal/scan, are,
-// so go test sees their changes already).
+// compiled into this test binary too: ../cmd/rpcid, its packages under
+// ../cmd/rpcid/internal, and ../rpcidtest (the others, the root package,
+// httpid, internal/restore and internal/scan, are, so go test sees their
+// changes already).
 const srcLinks = "testdata/src"
 
 // watchSources lists each directory linked from srcLinks, so that go test's

@@ -21,7 +21,7 @@ import (
 	"unicode/utf8"
 )
 
-var record = flag.Bool("record", false, "write the gateway traffic of TestRecordGoSDKGateway to ../cmd/rpcid/testdata")
+var record = flag.Bool("record", false, "write the gateway traffic of TestRecordGoSDKGateway to ../cmd/rpcid/internal/check/testdata")
 
 // recordDir is where -record writes, relative to this package.
 var recordDir = filepath.Join("..", "cmd", "rpcid", "testdata")
@@ -307,7 +307,7 @@ func (r *recorder) write(dir string) error {
 // TestRecordGoSDKGateway records one go-sdk session (client with
 // httpid.Transport, stateful server, event-stream responses) through the
 // stringifying gateway. With -record it writes the files into
-// ../cmd/rpcid/testdata; otherwise into a temporary directory, and checks
+// ../cmd/rpcid/internal/check/testdata; otherwise into a temporary directory, and checks
 // them like the committed ones.
 func TestRecordGoSDKGateway(t *testing.T) {
 	dir := t.TempDir()

@@ -1,9 +1,12 @@
 package main
 
 import (
-	"os"
+	"bytes"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/rpcid/rpcid/cmd/rpcid/internal/base"
 )
 
 // TestUsageMessages checks that each usage error says what is true for its
@@ -16,7 +19,6 @@ func TestUsageMessages(t *testing.T) {
 		// Out of range and invalid UTF-8 are not wrong types: no "is a
 		// number; an id is a string, a number or null" after the reason.
 		{[]string{"eq", "10e999999999999999999", "1"}, "rpcid eq: 10e999999999999999999 is not a JSON id: exponent of the value in lowest terms has 19 or more digits at byte offset 2: number out of range"},
-		{[]string{"check", "testdata/clean.jsonl", "-json"}, "rpcid check: could not read -json: no such file or directory (flags go before the FILEs)"},
 		// After "--", a FILE named like a flag is meant: no hint.
 		{[]string{"check", "--", "-json"}, "rpcid check: could not read -json: no such file or directory"},
 		{[]string{"vectors", "x"}, "usage: rpcid vectors"},
@@ -41,41 +43,64 @@ func TestUsageMessages(t *testing.T) {
 
 // TestFormatCharactersEscaped checks that format characters that hide text
 // (soft hyphen, zero-width space), not only the bidi controls, are escaped in
-// what check, key and the proxy's log print: one unsafeRune serves all.
+// what check, key and the proxy's log print: one base.UnsafeRune serves all
+// (the proxy's log: TestEscapeUnsafeFormatCharacters).
 func TestFormatCharactersEscaped(t *testing.T) {
 	for _, r := range []rune{0x00ad, 0x200b, 0x202e, 0xfeff} {
 		_, out, _ := runCmd(t, nil, "key", `"a`+string(r)+`b"`)
 		if strings.ContainsRune(out, r) || !strings.Contains(out, `\u`) {
 			t.Errorf("rpcid key of a string with U+%04X printed %q", r, out)
 		}
-		if !unsafeRune(r) || escapeUnsafe(string(r)) == string(r) {
-			t.Errorf("U+%04X is not escaped in the proxy's log lines", r)
+		if !base.UnsafeRune(r) {
+			t.Errorf("U+%04X is not an unsafe rune", r)
 		}
 	}
 }
 
-// TestProxyAmbiguous checks that stdio mode's -v names a response id it
-// leaves alone because requests with Equal ids were sent in two spellings.
-func TestProxyAmbiguous(t *testing.T) {
-	in := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"b\"}\n"
-	code, out, errOut := runCmd(t, strings.NewReader(in), "proxy", "-v", "--", "sh", "-c", `read a; read b; echo '{"jsonrpc":"2.0","id":"1","result":{}}'`)
-	if code != 0 || out != "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}}\n" ||
-		!strings.Contains(errOut, `rpcid proxy: response id "1" matches request ids sent in different spellings: not restored`) ||
-		!strings.Contains(errOut, "0 ids restored, 0 unmatched, 1 ambiguous\n") {
-		t.Errorf("proxy = %d, stdout %q, stderr %q", code, out, errOut)
+// runCmd runs "rpcid ARGS" in this process and returns its exit status and
+// output. A nil stdin is an empty pipe.
+func runCmd(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
 	}
+	var out, errb bytes.Buffer
+	code = run(args, stdin, &out, &errb)
+	return code, out.String(), errb.String()
 }
 
-// TestTruncatedHAR checks that a HAR cut off before its first entry gives
-// one finding about the file, naming no entry it does not have.
-func TestTruncatedHAR(t *testing.T) {
-	name := t.TempDir() + "/trunc.har"
-	if err := os.WriteFile(name, []byte(`{"log":{"version":"1.2","entries":[`), 0o644); err != nil {
-		t.Fatal(err)
+// The habits of a Unix tool, for every command.
+func TestUnixHabitsEveryCommand(t *testing.T) {
+	// -h of every command prints its full usage to standard output and
+	// exits 0.
+	for _, c := range commands {
+		code, out, errOut := runCmd(t, nil, c.Name, "-h")
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+c.UsageLine+"\n\n") || len(out) < 200 {
+			t.Errorf("%s -h = %d, stderr %q, stdout %q; want 0 and the full usage on stdout", c.Name, code, errOut, out)
+		}
 	}
-	code, out, _ := runCmd(t, nil, "check", name)
-	want := name + ": error: nothing to check: not a valid HAR file: it is cut short (the input ends at byte offset 35), and no entry could be read\n"
-	if code != 1 || !strings.HasPrefix(out, want) || strings.Count(out, "\n") != 2 {
-		t.Errorf("check trunc.har = %d, %q\nwant one finding %q and the summary", code, out, want)
+	for _, args := range [][]string{{"-h"}, {"help"}, {"--help"}} {
+		if code, out, _ := runCmd(t, nil, args...); code != 0 || !strings.Contains(out, "rpcid check") {
+			t.Errorf("rpcid %s = %d, %q", args[0], code, out)
+		}
+	}
+	// Usage errors go to standard error with status 2.
+	for _, args := range [][]string{{"check", "-nope"}, {"eq", "1"}, {"key"}, {"vectors", "x"}, {"nope"}, {}} {
+		code, out, errOut := runCmd(t, nil, args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "usage") {
+			t.Errorf("rpcid %q = %d, stdout %q, stderr %q; want 2, nothing on stdout and the usage on stderr", args, code, out, errOut)
+		}
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{nil, "usage:"},
+		{[]string{"chek"}, `unknown command "chek"`},
+	} {
+		code, out, errOut := runCmd(t, nil, tt.args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, tt.stderr) {
+			t.Errorf("rpcid %q = %d, stdout %q, stderr %q; want 2 and %q on stderr", tt.args, code, out, errOut, tt.stderr)
+		}
 	}
 }

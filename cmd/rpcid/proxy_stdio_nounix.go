@@ -1,8 +1,0 @@
-//go:build !unix
-
-package main
-
-import "os/exec"
-
-// ownProcessGroup does nothing where there are no process groups to share.
-func ownProcessGroup(cmd *exec.Cmd) {}
