@@ -37,6 +37,9 @@ type eventBody struct {
 	skipLine bool       // while skipping: the current line is not blank
 	cr       bool       // the last byte fed was CR: a LF next belongs to it
 	first    bool       // no line has ended yet
+	// endpoint is set while the stream, opened in no session, may still
+	// name one in its first event (see endpointSession).
+	endpoint bool
 
 	heldp    *[]byte     // the pooled buffer behind held (restore.GetBuf)
 	dataBuf  [4]dataLine // data's first elements, without an allocation
@@ -53,6 +56,7 @@ const heldLimit = 64 << 10
 
 func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session string, failed bool) *eventBody {
 	b := &eventBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, max: t.maxMessageSize(), first: true}
+	b.endpoint = ex == nil && session == ""
 	b.Src, b.F = rc, b
 	b.data, b.event = b.dataBuf[:0], b.eventBuf[:0]
 	return b
@@ -225,9 +229,36 @@ func (b *eventBody) endLine(l, term []byte) {
 // next event.
 func (b *eventBody) dispatch() {
 	if b.holding {
+		if b.endpoint {
+			b.endpointSession()
+		}
 		b.Out = b.restoreEvent(b.Out)
 	}
 	b.reset()
+}
+
+// endpointSession looks at the stream's first event, which the 2024-11-05
+// HTTP+SSE transport requires to be "endpoint", naming the URL that the
+// client POSTs its messages to; when the session is in that URL (see
+// urlSession), the responses of this stream answer the requests of that
+// session first, as the POSTs' responses do: the transport sends each
+// session's responses on its own stream, so two clients whose requests
+// have Equal ids each get their own spelling back.
+func (b *eventBody) endpointSession() {
+	b.endpoint = false
+	if string(bytes.TrimSpace(b.event)) != "endpoint" || len(b.data) != 1 {
+		return
+	}
+	d := b.data[0]
+	u := b.held[d.start : d.start+d.n]
+	if i := bytes.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	if i := bytes.IndexByte(u, '?'); i >= 0 {
+		if s := urlSession(string(u[i+1:])); s != "" {
+			b.sc = b.t.ids().Scope(b.ex, s)
+		}
+	}
 }
 
 // reset forgets the current event.

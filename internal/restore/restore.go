@@ -103,6 +103,10 @@ type Table struct {
 	// Table's lock held, and must not keep the slices in m.
 	OnElsewhere func(m Elsewhere)
 
+	// Budget, if set, bounds the bytes the adapters hold in buffers for
+	// the Table's exchanges at once (see Budget); nil sets no bound.
+	Budget *Budget
+
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
 	n       int       // records in table

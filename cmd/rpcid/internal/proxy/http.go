@@ -44,6 +44,9 @@ type httpProxy struct {
 	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
 	table    *restore.Table // the Transport's, for -v
 	requests atomic.Int64   // requests forwarded: the upstream answered
+	// bodyTimeout is the longest wait for the next byte of a request body
+	// (-body-timeout).
+	bodyTimeout time.Duration
 }
 
 type inboundHostKey struct{}
@@ -153,13 +156,18 @@ func (f *freshConns) stop() {
 // newHTTPProxy returns the handler for cfg, accepting the Host values hosts.
 func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpProxy {
 	p := &httpProxy{
-		target:   &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
-		query:    cfg.upstream.RawQuery,
-		hosts:    hosts,
-		log:      lg,
-		stopping: make(chan struct{}),
+		target:      &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
+		query:       cfg.upstream.RawQuery,
+		hosts:       hosts,
+		log:         lg,
+		stopping:    make(chan struct{}),
+		bodyTimeout: cfg.bodyTimeout,
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone() // system roots, HTTP_PROXY and friends
+	// Every request goes to one host: keep as many idle connections to it
+	// as clients keep requests in flight, not http.Transport's default of
+	// 2, so that concurrent requests do not each open a connection.
+	base.MaxIdleConns, base.MaxIdleConnsPerHost = maxIdleUpstream, maxIdleUpstream
 	// Counted below httpid.Transport, so that a request it answers 503
 	// itself, or one the upstream cannot be reached for, is not counted as
 	// forwarded.
@@ -171,6 +179,7 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table.OnUnmatched = lg.unmatched
 	p.table.OnAmbiguous = lg.ambiguous
 	p.table.OnElsewhere = lg.elsewhere
+	p.table.Budget = restore.NewBudget(cfg.maxBuffered)
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
@@ -178,9 +187,23 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.errorHandler,
 		ErrorLog:       log.New(stderrWriter{lg}, "", 0),
+		BufferPool:     copyBufs{},
 	}
 	return p
 }
+
+// maxIdleUpstream is the number of idle connections to the upstream the
+// proxy keeps at most.
+const maxIdleUpstream = 256
+
+// copyBufs is the pool of the buffers ReverseProxy copies response bodies
+// with, one per response otherwise.
+type copyBufs struct{}
+
+var copyBufPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+func (copyBufs) Get() []byte  { return copyBufPool.Get().(*[32 << 10]byte)[:] }
+func (copyBufs) Put(b []byte) { copyBufPool.Put((*[32 << 10]byte)(b)) }
 
 // ServeHTTP refuses requests for other hosts and forwards the rest.
 func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -195,6 +218,18 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p.refuse(w, r, "Origin "+strconv.Quote(o)+" is not a local origin")
 			return
 		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		// Full duplex: the upstream may answer before the request body
+		// has all arrived (a server that reads a stream of its own, an
+		// error), and net/http would otherwise stop reading the body once
+		// the response starts and cut the response (golang/go#40747).
+		rc := http.NewResponseController(w)
+		rc.EnableFullDuplex()
+		b := &idleBody{body: r.Body, rc: rc, timeout: p.bodyTimeout}
+		defer b.end()
+		r.Body = b
+		r = r.WithContext(context.WithValue(r.Context(), idleBodyKey{}, b))
 	}
 	ctx := context.WithValue(r.Context(), inboundHostKey{}, r.Host)
 	if r.Method == http.MethodGet {
@@ -346,17 +381,85 @@ func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 		return
 	default:
 	}
-	if r.Context().Err() != nil {
+	if b, _ := r.Context().Value(idleBodyKey{}).(*idleBody); b != nil && b.timedOut.Load() {
+		// The error may be the context's: a read that timed out cancels
+		// it. The client is still there.
+		err = errBodyIdle
+	}
+	if r.Context().Err() != nil && !errors.Is(err, errBodyIdle) {
 		return // the client went away: nobody to answer
 	}
-	status := http.StatusBadGateway
-	if errors.Is(err, httpid.ErrTooManyPending) {
+	status, reason := http.StatusBadGateway, err.Error()
+	switch {
+	case errors.Is(err, httpid.ErrTooManyPending):
 		status = http.StatusServiceUnavailable
+	case errors.Is(err, restore.ErrBudget):
+		status = http.StatusServiceUnavailable
+		reason = fmt.Sprintf("busy: the bodies held reached -max-buffered (%d bytes); try again later", p.table.Budget.Limit())
+	case errors.Is(err, errBodyIdle):
+		status = http.StatusRequestTimeout
+		reason = fmt.Sprintf("no byte of the request body for %v (-body-timeout)", p.bodyTimeout)
+		w.Header().Set("Connection", "close")
 	}
-	p.log.printf("%s %s: %v", r.Method, logText(r.URL.EscapedPath()), err)
+	p.log.printf("%s %s: %s", r.Method, logText(r.URL.EscapedPath()), reason)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, "rpcid proxy: "+err.Error()+"\n")
+	io.WriteString(w, "rpcid proxy: "+reason+"\n")
+}
+
+// errBodyIdle is the error of a request body read that waited longer than
+// -body-timeout for a byte.
+var errBodyIdle = errors.New("request body idle")
+
+// An idleBody is a request body whose reads fail with errBodyIdle when no
+// byte arrives for timeout: each Read sets the connection's read deadline,
+// and the end of the body clears it, so that it does not cut the connection
+// while the handler waits for the upstream. When the handler returns, the
+// deadline is set once more: net/http then reads what is left of a short
+// body, to reuse the connection, and a client must not stall that either.
+type idleBody struct {
+	body    io.ReadCloser
+	rc      *http.ResponseController
+	timeout time.Duration
+	mu      sync.Mutex
+	ended   bool // the handler returned: the connection is not the body's any more
+	// timedOut is set when a read waited timeout for a byte.
+	timedOut atomic.Bool
+}
+
+type idleBodyKey struct{}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.deadline(time.Now().Add(b.timeout))
+	n, err := b.body.Read(p)
+	if err != nil {
+		b.deadline(time.Time{})
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			b.timedOut.Store(true)
+			err = fmt.Errorf("%w: %w", errBodyIdle, err)
+		}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error { return b.body.Close() }
+
+// deadline sets the connection's read deadline to t, unless the handler
+// has returned.
+func (b *idleBody) deadline(t time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.ended {
+		b.rc.SetReadDeadline(t)
+	}
+}
+
+// end marks the handler as returned.
+func (b *idleBody) end() {
+	b.deadline(time.Now().Add(b.timeout))
+	b.mu.Lock()
+	b.ended = true
+	b.mu.Unlock()
 }
 
 // summary prints the -v summary line.

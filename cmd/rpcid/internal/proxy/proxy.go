@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid/cmd/rpcid/internal/base"
@@ -25,6 +26,17 @@ import (
 // -listen is not given. Port 8939 has no assignment in the IANA service name
 // registry and no common use.
 const defaultProxyListen = "127.0.0.1:8939"
+
+// defaultMaxBuffered is the default of -max-buffered: the bytes that
+// request bodies and response bodies held to be examined may take at once,
+// across all connections (eight messages of the largest size examined by
+// default).
+const defaultMaxBuffered = 128 << 20
+
+// defaultBodyTimeout is the default of -body-timeout: how long the proxy
+// waits for the next byte of a request body before it gives up on the
+// request and closes the connection.
+const defaultBodyTimeout = 30 * time.Second
 
 // proxySynopsis is printed to standard error after a usage error.
 const proxySynopsis = `usage:
@@ -39,7 +51,9 @@ type proxyConfig struct {
 	verbose        bool
 	maxPending     int
 	maxMessageSize int
-	upstream       *url.URL // HTTP mode
+	maxBuffered    int64         // HTTP mode: bytes held in buffers at once, across all requests
+	bodyTimeout    time.Duration // HTTP mode: longest wait for a request body's next byte
+	upstream       *url.URL      // HTTP mode
 	rawURL         string
 	command        []string // stdio mode
 }
@@ -88,6 +102,8 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.BoolVar(&cfg.verbose, "v", false, "")
 	fs.IntVar(&cfg.maxPending, "max-pending", httpid.DefaultMaxPending, "")
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
+	fs.Int64Var(&cfg.maxBuffered, "max-buffered", defaultMaxBuffered, "")
+	fs.DurationVar(&cfg.bodyTimeout, "body-timeout", defaultBodyTimeout, "")
 	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
 		fmt.Fprintf(stderr, "rpcid proxy: "+format+"\n", a...)
 		fmt.Fprint(stderr, proxySynopsis+"\"rpcid proxy -h\" prints the full usage.\n")
@@ -110,6 +126,12 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	}
 	if cfg.maxMessageSize <= 0 {
 		return usageErr("-max-message-size must be at least 1, not %d", cfg.maxMessageSize)
+	}
+	if cfg.maxBuffered <= 0 {
+		return usageErr("-max-buffered must be at least 1, not %d", cfg.maxBuffered)
+	}
+	if cfg.bodyTimeout <= 0 {
+		return usageErr("-body-timeout must be positive, not %v", cfg.bodyTimeout)
 	}
 	rest := fs.Args()
 	consumed := len(args) - len(rest)

@@ -1,0 +1,205 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcid/rpcid/internal/testenv"
+)
+
+// The tests in this file run the built rpcid proxy as a separate process
+// under hostile load and measure its memory: the peak resident set size
+// (VmHWM in /proc/PID/status), so that a burst between two samples is not
+// missed. They are long (RPCID_LONG=1) and need Linux.
+
+// peakRSS returns the peak resident set size of process pid in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM %q: %v", v, err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/PID/status")
+	return 0
+}
+
+// startLoadProxy starts the built binary in HTTP mode in front of a
+// gateway that reads each request to its end and answers with a small
+// JSON-RPC response, and returns the proxy's address and process.
+func startLoadProxy(t *testing.T, flags ...string) (string, *exec.Cmd) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	testenv.SkipUnlessLong(t)
+	bin := buildRpcid(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	t.Cleanup(up.Close)
+	cmd := exec.Command(bin, append(append([]string{"proxy", "-listen", "127.0.0.1:0"}, flags...), up.URL+"/mcp")...)
+	addr, lines := startBinary(t, cmd)
+	go func() {
+		for range lines {
+		}
+	}()
+	return addr, cmd
+}
+
+// declaredHead is the head of a POST declaring n bytes of JSON body.
+func declaredHead(addr string, n int) string {
+	return fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", addr, n)
+}
+
+// TestProxyDeclaredLengthWaves sends 4 waves of 100 connections, each
+// declaring a body just under the 16 MiB message limit and sending its
+// first byte only: memory must follow the bytes received, not the lengths
+// declared.
+func TestProxyDeclaredLengthWaves(t *testing.T) {
+	addr, cmd := startLoadProxy(t)
+	const limit = 200 << 20
+	for wave := range 4 {
+		var conns []net.Conn
+		for range 100 {
+			c, err := net.DialTimeout("tcp", addr, wait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+			c.SetWriteDeadline(time.Now().Add(wait))
+			if _, err := io.WriteString(c, declaredHead(addr, 16<<20-1)+"{"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(500 * time.Millisecond) // the proxy reads the heads and the bytes
+		rss := peakRSS(t, cmd.Process.Pid)
+		t.Logf("wave %d: peak RSS %d MB", wave+1, rss>>20)
+		if rss > limit {
+			t.Errorf("wave %d: peak RSS %d MB, want under %d MB", wave+1, rss>>20, limit>>20)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// TestProxyStalledUploads has 64 clients each send 16 MiB - 1 bytes of a
+// 16 MiB JSON body and stall: the buffer budget holds the memory the
+// proxy spends on them, and the requests beyond it are answered 503.
+func TestProxyStalledUploads(t *testing.T) {
+	addr, cmd := startLoadProxy(t)
+	const limit = 400 << 20
+	chunk := make([]byte, 64<<10)
+	for i := range chunk {
+		chunk[i] = ' '
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	var conns []net.Conn
+	for range 64 {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.SetDeadline(time.Now().Add(wait))
+			status := "stalled"
+			if _, err := io.WriteString(c, declaredHead(addr, 16<<20)); err == nil {
+				for left := 16<<20 - 1; left > 0; {
+					n := min(left, len(chunk))
+					if _, err := c.Write(chunk[:n]); err != nil {
+						status = "write failed"
+						break
+					}
+					left -= n
+				}
+			}
+			// A refused request is answered at once; a held one is
+			// not, until the deadline below.
+			c.SetReadDeadline(time.Now().Add(2 * time.Second))
+			if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err == nil {
+				status = resp.Status
+			}
+			mu.Lock()
+			statuses[status]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	rss := peakRSS(t, cmd.Process.Pid)
+	t.Logf("peak RSS %d MB; %v", rss>>20, statuses)
+	if rss > limit {
+		t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, limit>>20)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+}
+
+// TestProxyIdleBody sends the head of a POST and one byte of its body, then
+// nothing: the proxy closes the connection once -body-timeout has passed
+// without a body byte, answering 408.
+func TestProxyIdleBody(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer up.Close()
+	for _, ct := range []string{"application/json", "text/plain"} {
+		t.Run(ct, func(t *testing.T) {
+			p := startProxy(t, up.URL, "-body-timeout", "300ms")
+			c, err := net.DialTimeout("tcp", p.addr, wait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			start := time.Now()
+			c.SetDeadline(start.Add(wait))
+			head := strings.Replace(declaredHead(p.addr, 100), "application/json", ct, 1)
+			if _, err := io.WriteString(c, head+"{"); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("no response within %v: %v", wait, err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != http.StatusRequestTimeout {
+				t.Errorf("status %d, want 408", resp.StatusCode)
+			}
+			if _, err := br.ReadByte(); err != io.EOF {
+				t.Errorf("after the response: %v, want the connection closed (EOF)", err)
+			}
+			if d := time.Since(start); d < 300*time.Millisecond || d > wait/2 {
+				t.Errorf("closed after %v, want about 300ms", d)
+			}
+		})
+	}
+}
