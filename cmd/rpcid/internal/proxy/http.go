@@ -228,8 +228,12 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rc.EnableFullDuplex()
 		b := &idleBody{body: r.Body, rc: rc, timeout: p.bodyTimeout}
 		defer b.end()
-		r.Body = b
+		defer b.linger()
+		// On a copy of r: net/http reads the original's Body after the
+		// handler, to decide whether the connection can serve another
+		// request.
 		r = r.WithContext(context.WithValue(r.Context(), idleBodyKey{}, b))
+		r.Body = b
 	}
 	ctx := context.WithValue(r.Context(), inboundHostKey{}, r.Host)
 	if r.Method == http.MethodGet {
@@ -334,6 +338,14 @@ func joinQuery(upstream, client string) string {
 // that names the upstream in an absolute URL (a redirect, say from /mcp to
 // /mcp/) to name this proxy too, so that the client does not go around it.
 func (p *httpProxy) modifyResponse(resp *http.Response) error {
+	if b, _ := resp.Request.Context().Value(idleBodyKey{}).(*idleBody); b != nil && !b.eof.Load() {
+		// The upstream answers before the request body has all arrived:
+		// what the client sends after the answer is read and dropped
+		// (idleBody.linger), and the connection is not used again, so
+		// that the client reads the whole answer and knows not to send
+		// another request on it.
+		resp.Header.Set("Connection", "close")
+	}
 	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
 	if loc := resp.Header.Get("Location"); loc != "" {
 		if out := rewriteEndpoint([]byte(loc), p.target, host); out != nil {
@@ -423,15 +435,26 @@ type idleBody struct {
 	timeout time.Duration
 	mu      sync.Mutex
 	ended   bool // the handler returned: the connection is not the body's any more
-	// timedOut is set when a read waited timeout for a byte.
-	timedOut atomic.Bool
+	// timedOut is set when a read waited timeout for a byte, eof when
+	// a read reached the end of the body.
+	timedOut, eof atomic.Bool
+	lingerEnd     time.Time // if set, reads stop then (guarded by mu)
 }
+
+// lingerTime is how long the proxy goes on reading a request body whose
+// response has been sent: a client that is still sending reads the response
+// only once its send completes, and closing the connection before then would
+// make its system drop the response (a TCP reset).
+const lingerTime = 5 * time.Second
 
 type idleBodyKey struct{}
 
 func (b *idleBody) Read(p []byte) (int, error) {
 	b.deadline(time.Now().Add(b.timeout))
 	n, err := b.body.Read(p)
+	if err == io.EOF {
+		b.eof.Store(true)
+	}
 	if err != nil {
 		b.deadline(time.Time{})
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -449,9 +472,24 @@ func (b *idleBody) Close() error { return b.body.Close() }
 func (b *idleBody) deadline(t time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !t.IsZero() && !b.lingerEnd.IsZero() && b.lingerEnd.Before(t) {
+		t = b.lingerEnd
+	}
 	if !b.ended {
 		b.rc.SetReadDeadline(t)
 	}
+}
+
+// linger reads and drops what is left of the body, for lingerTime at
+// most, after the response has been sent (see lingerTime).
+func (b *idleBody) linger() {
+	if b.eof.Load() || b.timedOut.Load() {
+		return
+	}
+	b.mu.Lock()
+	b.lingerEnd = time.Now().Add(lingerTime)
+	b.mu.Unlock()
+	io.Copy(io.Discard, b)
 }
 
 // end marks the handler as returned.

@@ -2,8 +2,10 @@ package proxy
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -199,6 +201,94 @@ func TestProxyIdleBody(t *testing.T) {
 			}
 			if d := time.Since(start); d < 300*time.Millisecond || d > wait/2 {
 				t.Errorf("closed after %v, want about 300ms", d)
+			}
+		})
+	}
+}
+
+// TestProxyNoCutResponses sends 300 requests of each kind whose body the
+// proxy passes on unbuffered to a gateway that answers before it has read
+// the body: every response must arrive whole. Without full duplex, net/http
+// stops reading such a body once the response starts and cuts the response
+// (golang/go#40747).
+func TestProxyNoCutResponses(t *testing.T) {
+	answer := strings.Repeat("x", 256<<10)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The answer first, then the body, as a server does that answers
+		// at once (an error, a stream of its own): in full duplex, so that
+		// the gateway itself cuts nothing.
+		http.NewResponseController(w).EnableFullDuplex()
+		io.CopyN(io.Discard, r.Body, 1<<10)
+		w.Header().Set("Content-Type", "text/plain")
+		io.WriteString(w, answer)
+		w.(http.Flusher).Flush()
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-message-size", "4096")
+	var gz strings.Builder
+	zw := gzip.NewWriter(&gz)
+	for gz.Len() < 4<<20 {
+		fmt.Fprintf(zw, `{"jsonrpc":"2.0","id":%d,"method":"m","params":"%x"}`, gz.Len(), rand.Int64())
+		zw.Flush()
+	}
+	zw.Close()
+	big := `{"jsonrpc":"2.0","id":1,"method":"m","params":"` + strings.Repeat("y", 4<<20) + `"}`
+	kinds := []struct {
+		name, method, contentType, encoding, body string
+	}{
+		{"text/plain", "POST", "text/plain", "", strings.Repeat("z", 4<<20)},
+		{"gzip JSON", "POST", "application/json", "gzip", gz.String()},
+		{"PUT", "PUT", "application/json", "", big},
+		{"JSON above -max-message-size", "POST", "application/json", "", big},
+	}
+	n := 300
+	if !testenv.Long() {
+		n = 10
+	}
+	client := &http.Client{Timeout: wait, Transport: &http.Transport{MaxIdleConnsPerHost: 8}}
+	defer client.CloseIdleConnections()
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			var cut, failed int
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			sem := make(chan struct{}, 8)
+			for range n {
+				wg.Add(1)
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem; wg.Done() }()
+					req, _ := http.NewRequest(k.method, p.url+"/mcp", strings.NewReader(k.body))
+					req.Header.Set("Content-Type", k.contentType)
+					if k.encoding != "" {
+						req.Header.Set("Content-Encoding", k.encoding)
+					}
+					resp, err := client.Do(req)
+					if err != nil {
+						mu.Lock()
+						if failed == 0 {
+							t.Logf("first failure: %v", err)
+						}
+						failed++
+						mu.Unlock()
+						return
+					}
+					b, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil || string(b) != answer {
+						mu.Lock()
+						if cut == 0 {
+							t.Logf("first cut: %d bytes, %v", len(b), err)
+						}
+						cut++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			if cut+failed > 0 {
+				t.Errorf("%d of %d responses cut, %d requests failed", cut, n, failed)
 			}
 		})
 	}
