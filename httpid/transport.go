@@ -66,7 +66,8 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Requests. The body of a POST whose Content-Type is a JSON type or
 // absent, and that has no Content-Encoding, is read (at most
-// MaxMessageSize bytes; RoundTrip waits for its end, so a full-duplex
+// MaxMessageSize bytes, into a buffer that grows as the bytes arrive, never
+// ahead of them to a declared Content-Length; RoundTrip waits for its end, so a full-duplex
 // request, whose body is written while its response is read, must not use a
 // Transport) and sent on byte for byte; the id of each JSON-RPC 2.0
 // request in it (an object with "jsonrpc":"2.0" and a "method" member, or
@@ -151,7 +152,11 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // read their own. Only when that POST sent no Equal id (and for a body whose
 // request sent none, such as an event stream opened with GET) is it matched
 // against the requests sent with the same Mcp-Session-Id header (an MCP
-// session's standalone stream, or its resumption with Last-Event-ID), and
+// session's standalone stream, or its resumption with Last-Event-ID) or, for
+// the 2024-11-05 HTTP+SSE transport, in the same session named in the URL
+// (a sessionId or session_id query parameter of the POST's URL; the event
+// stream opened with GET is in the session its first event, "endpoint",
+// names in the URL it gives), and
 // only when they have none, against all requests remembered, in flight
 // first, then those whose exchange ended without the response. Within the
 // first of these groups that holds an Equal id, an id spelled as received is

@@ -58,7 +58,7 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 //     stream);
 //  2. the ids sent in the same MCP session (the session given to
 //     RecordSession and Table.Scope: in HTTP, the requests' Mcp-Session-Id
-//     header), when the exchange has no Equal id or recorded none at all,
+//     header, or the session a 2024-11-05 HTTP+SSE URL names), when the exchange has no Equal id or recorded none at all,
 //     as for an event stream opened with GET (resumption with
 //     Last-Event-ID, the standalone stream); an empty session is none;
 //  3. all remembered ids, as Restore without a scope matches (stdio, where
