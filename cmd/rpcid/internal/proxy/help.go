@@ -99,6 +99,12 @@ Flags:
 	-max-pending N            request ids remembered at most (default 4096)
 	-max-message-size BYTES   largest message examined; larger ones pass
 	                          unchanged (default 16777216)
+	-max-buffered BYTES       HTTP mode: bytes all requests may hold in
+	                          buffers at once; a request beyond it is
+	                          answered 503 (default 134217728)
+	-body-timeout DURATION    HTTP mode: longest wait for the next byte of
+	                          a request body before answering 408 and
+	                          closing the connection (default 30s)
 
 Exit status: stdio mode, COMMAND's (127 when it is not found, 126 when it
 is not executable, 1 when its status is 0 but its output could not all be

@@ -293,3 +293,59 @@ func TestProxyNoCutResponses(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyStdioDeclaredLength sends stdio mode a Content-Length header
+// declaring just under 16 MiB and one byte of the body: the proxy holds
+// what arrived, not what was declared.
+func TestProxyStdioDeclaredLength(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	testenv.SkipUnlessLong(t)
+	cmd := exec.Command(buildRpcid(t), "proxy", "--", "sh", "-c", "cat >/dev/null")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	if _, err := fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n{", 16<<20-1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	rss := peakRSS(t, cmd.Process.Pid)
+	t.Logf("peak RSS %d MB", rss>>20)
+	if rss > 50<<20 {
+		t.Errorf("peak RSS %d MB holding 1 byte of a declared 16 MiB body, want under 50 MB", rss>>20)
+	}
+	stdin.Close()
+	waitBounded(t, cmd)
+}
+
+// A request whose body does not fit in what -max-buffered leaves is
+// answered 503 with the reason, and not sent; one that fits is forwarded.
+func TestProxyMaxBuffered(t *testing.T) {
+	var got sync.Map
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Store(len(b), true)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"1","result":{}}`)
+	}))
+	defer up.Close()
+	p := startProxy(t, up.URL, "-max-buffered", "4096")
+	small := `{"jsonrpc":"2.0","id":1,"method":"m"}`
+	if resp, body := do(t, newRequest(t, "POST", p.url+"/mcp", small)); resp.StatusCode != 200 || body != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("small request: %d %s", resp.StatusCode, body)
+	}
+	large := `{"jsonrpc":"2.0","id":1,"method":"m","params":"` + strings.Repeat("x", 8000) + `"}`
+	resp, body := do(t, newRequest(t, "POST", p.url+"/mcp", large))
+	if want := "rpcid proxy: busy: the bodies held reached -max-buffered (4096 bytes); try again later\n"; resp.StatusCode != http.StatusServiceUnavailable || body != want {
+		t.Errorf("large request: %d %q, want 503 %q", resp.StatusCode, body, want)
+	}
+	if _, sent := got.Load(len(large)); sent {
+		t.Error("the refused request reached the upstream")
+	}
+}
