@@ -171,7 +171,7 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	// Counted below httpid.Transport, so that a request it answers 503
 	// itself, or one the upstream cannot be reached for, is not counted as
 	// forwarded.
-	tr := &httpid.Transport{Base: countingTransport{base, &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
+	tr := &httpid.Transport{Base: countingTransport{newUpstreamTransport(base, p.target), &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
 	// The Transport's own table, reached through the hook package httpid
 	// sets, so that -v can log what it restores and count it.
 	p.table = restore.TransportTable(tr)
@@ -564,12 +564,12 @@ func allowedHosts(listen string, addr *net.TCPAddr) map[string]bool {
 // countingTransport is an http.Transport that counts the requests it gets
 // a response to.
 type countingTransport struct {
-	*http.Transport
+	*upstreamTransport
 	n *atomic.Int64
 }
 
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.Transport.RoundTrip(r)
+	resp, err := c.upstreamTransport.RoundTrip(r)
 	if err == nil {
 		c.n.Add(1)
 	}
