@@ -101,7 +101,8 @@ Flags:
 	                          unchanged (default 16777216)
 	-max-buffered BYTES       HTTP mode: bytes all requests may hold in
 	                          buffers at once; a request beyond it is
-	                          answered 503 (default 134217728)
+	                          answered 503 (default 134217728, or twice
+	                          -max-message-size if that is more)
 	-body-timeout DURATION    HTTP mode: longest wait for the next byte of
 	                          a request body before answering 408 and
 	                          closing the connection (default 30s)

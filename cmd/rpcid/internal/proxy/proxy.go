@@ -116,11 +116,19 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 		}
 		return usageErr("%v", err)
 	}
+	bufferedSet := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "listen" {
+		switch f.Name {
+		case "listen":
 			cfg.listenSet = true
+		case "max-buffered":
+			bufferedSet = true
 		}
 	})
+	if !bufferedSet {
+		// Room for two messages of the largest size examined, at least.
+		cfg.maxBuffered = max(cfg.maxBuffered, 2*int64(cfg.maxMessageSize))
+	}
 	if cfg.maxPending <= 0 {
 		return usageErr("-max-pending must be at least 1, not %d", cfg.maxPending)
 	}
