@@ -2,7 +2,10 @@ package httpid
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -81,5 +84,53 @@ func TestURLSession(t *testing.T) {
 		if got := urlSession(tc.query); got != tc.want {
 			t.Errorf("urlSession(%q) = %q, want %q", tc.query, got, tc.want)
 		}
+	}
+}
+
+// Events and streamed JSON texts held while they arrive are charged to the
+// budget: one that does not fit passes unexamined, as one longer than
+// MaxMessageSize does, and everything is given back when the body ends.
+func TestStreamedBodiesBudget(t *testing.T) {
+	long := strings.Repeat("x", 20<<10)
+	for _, tc := range []struct{ contentType, small, large string }{
+		{"text/event-stream", "data: %s\n\n", "data: %s\n\n"},
+		{"application/json", "%s\n", "%s\n"},
+	} {
+		t.Run(tc.contentType, func(t *testing.T) {
+			res := func(id, text string) string {
+				return `{"jsonrpc":"2.0","id":` + id + `,"result":"` + text + `"}`
+			}
+			body := fmt.Sprintf(tc.small, res(`"1"`, "a")) + fmt.Sprintf(tc.large, res(`"2"`, long)) + fmt.Sprintf(tc.small, res(`"3"`, "b"))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				for i := 0; i < len(body); i += 1000 {
+					io.WriteString(w, body[i:min(i+1000, len(body))])
+					w.(http.Flusher).Flush()
+				}
+			}))
+			defer srv.Close()
+			tr := &Transport{}
+			budget := restore.NewBudget(8 << 10)
+			tr.ids().Budget = budget
+			c := &http.Client{Transport: tr}
+			for _, id := range []string{"1", "2", "3"} {
+				if _, err := tr.ids().Record([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"m"}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			resp, err := c.Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := fmt.Sprintf(tc.small, res(`1`, "a")) + fmt.Sprintf(tc.large, res(`"2"`, long)) + fmt.Sprintf(tc.small, res(`3`, "b"))
+			if err != nil || string(got) != want {
+				t.Errorf("read %d bytes ending %q (%v), want %d ending %q", len(got), got[max(0, len(got)-120):], err, len(want), want[len(want)-120:])
+			}
+			if n := budget.Used(); n != 0 {
+				t.Errorf("%d bytes still charged after the body ended", n)
+			}
+		})
 	}
 }
