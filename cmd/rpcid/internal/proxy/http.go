@@ -413,6 +413,9 @@ func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 		reason = fmt.Sprintf("no byte of the request body for %v (-body-timeout)", p.bodyTimeout)
 		w.Header().Set("Connection", "close")
 	}
+	if b, _ := r.Context().Value(idleBodyKey{}).(*idleBody); b != nil && !b.eof.Load() {
+		w.Header().Set("Connection", "close") // see modifyResponse
+	}
 	p.log.printf("%s %s: %s", r.Method, logText(r.URL.EscapedPath()), reason)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
@@ -486,6 +489,7 @@ func (b *idleBody) linger() {
 	if b.eof.Load() || b.timedOut.Load() {
 		return
 	}
+	b.rc.Flush() // the response first: the client may read it now
 	b.mu.Lock()
 	b.lingerEnd = time.Now().Add(lingerTime)
 	b.mu.Unlock()

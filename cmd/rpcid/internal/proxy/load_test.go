@@ -109,10 +109,20 @@ func TestProxyDeclaredLengthWaves(t *testing.T) {
 }
 
 // TestProxyStalledUploads has 64 clients each send 16 MiB - 1 bytes of a
-// 16 MiB JSON body and stall: the buffer budget holds the memory the
-// proxy spends on them, and the requests beyond it are answered 503.
+// JSON body and stall: of a 16 MiB body (the last byte never comes), or of a
+// body of that length (complete; the client then reads nothing). The
+// buffer budget holds the memory the proxy spends on them, and the requests
+// beyond it are answered 503.
 func TestProxyStalledUploads(t *testing.T) {
-	addr, cmd := startLoadProxy(t)
+	for _, declared := range []int{16 << 20, 16<<20 - 1} {
+		t.Run(fmt.Sprint(declared), func(t *testing.T) {
+			addr, cmd := startLoadProxy(t)
+			stalledUploads(t, addr, cmd.Process.Pid, declared)
+		})
+	}
+}
+
+func stalledUploads(t *testing.T, addr string, pid, declared int) {
 	const limit = 400 << 20
 	chunk := make([]byte, 64<<10)
 	for i := range chunk {
@@ -133,7 +143,7 @@ func TestProxyStalledUploads(t *testing.T) {
 			defer wg.Done()
 			c.SetDeadline(time.Now().Add(wait))
 			status := "stalled"
-			if _, err := io.WriteString(c, declaredHead(addr, 16<<20)); err == nil {
+			if _, err := io.WriteString(c, declaredHead(addr, declared)); err == nil {
 				for left := 16<<20 - 1; left > 0; {
 					n := min(left, len(chunk))
 					if _, err := c.Write(chunk[:n]); err != nil {
@@ -155,8 +165,8 @@ func TestProxyStalledUploads(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rss := peakRSS(t, cmd.Process.Pid)
-	t.Logf("peak RSS %d MB; %v", rss>>20, statuses)
+	rss := peakRSS(t, pid)
+	t.Logf("declared %d: peak RSS %d MB; %v", declared, rss>>20, statuses)
 	if rss > limit {
 		t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, limit>>20)
 	}

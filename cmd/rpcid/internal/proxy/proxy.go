@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ const defaultProxyListen = "127.0.0.1:8939"
 // across all connections (eight messages of the largest size examined by
 // default).
 const defaultMaxBuffered = 128 << 20
+
+// memoryHeadroom is what the proxy's memory limit (see run) allows beyond
+// -max-buffered: connections, streams, the runtime.
+const memoryHeadroom = 64 << 20
 
 // defaultBodyTimeout is the default of -body-timeout: how long the proxy
 // waits for the next byte of a request body before it gives up on the
@@ -88,6 +93,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer signal.Stop(pipe)
 	if cfg.command != nil {
 		return proxyStdio(cfg, stdin, stdout, stderr, sig)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The garbage collector's goal: what -max-buffered lets requests
+		// hold, and room for the rest. Without it the heap may grow to
+		// twice what is live before a collection, and buffers that grew
+		// to hold a message leave garbage behind them.
+		debug.SetMemoryLimit(cfg.maxBuffered + memoryHeadroom)
 	}
 	return proxyHTTP(cfg, stderr, sig, nil)
 }
