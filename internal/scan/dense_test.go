@@ -139,3 +139,34 @@ func checkStr(t *testing.T, b []byte) {
 		t.Fatalf("str(%q) = %d, want %d", b, got, want)
 	}
 }
+
+// utf8Run agrees with utf8.DecodeRune, one sequence at a time, on every
+// lead byte followed by continuation bytes at and around each bound of RFC
+// 3629's table, cut short at every length.
+func TestUTF8Run(t *testing.T) {
+	edges := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf4, 0xff}
+	for c0 := 0x80; c0 < 0x100; c0++ {
+		for _, c1 := range edges {
+			for _, c2 := range edges {
+				for _, c3 := range edges {
+					full := []byte{byte(c0), c1, c2, c3, 0xc3, 0xa9, 'x'}
+					for n := 1; n <= len(full); n++ {
+						b := full[:n]
+						want, wantBad := 0, false
+						for want < len(b) && b[want] >= utf8.RuneSelf {
+							r, size := utf8.DecodeRune(b[want:])
+							if r == utf8.RuneError && size == 1 {
+								wantBad = true
+								break
+							}
+							want += size
+						}
+						if got, bad := utf8Run(b, 0); got != want || bad != wantBad {
+							t.Fatalf("utf8Run(% x) = %d, %v; want %d, %v", b, got, bad, want, wantBad)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -808,44 +808,27 @@ func (s *scanner) number(i int) int {
 // 8259 sections 7 and 8.1, and no lone surrogate escapes) and returns the
 // offset after its closing quotation mark.
 //
-// It looks at eight bytes a step, stopping at each byte that needs a look
-// (see skipPlain). Where escapes come close together (two within eight
-// bytes, as in source code and JSON held in a string), it switches to dense,
-// which finds the escapes of eight bytes at once without a branch for each.
-// Past its first 32 bytes (40 at most, where no escape or UTF-8 stops it
-// before), where 64 remain and the platform has classifyBlocks (amd64), it
-// takes 64 bytes a block with blocks instead, however long a run of plain
-// bytes (base64 images) or of UTF-8 (text without escapes) it is in.
+// It skips printable ASCII eight bytes a step (see skipPlain), and checks
+// each run of multi-byte UTF-8 sequences with utf8Run. Where escapes come
+// close together (two within eight bytes, as in source code and JSON held
+// in a string), it switches to dense, which finds the escapes of eight
+// bytes at once without a branch for each.
 func (s *scanner) str(i int) int {
 	data := s.data
 	i++
 	last := -8 // the offset of the last escape
-	// Blocks are tried from slow on: not for the first 32 bytes (most
-	// strings are shorter), nor, after a byte that stopped them (a
-	// multi-byte UTF-8 sequence, a \u escape), for the next 64, so that
-	// text dense with such bytes does not pay for a block at each.
 	slow := i + 32
 	for {
 		if useBlocks && i >= slow && len(data)-i >= 64 {
 			i = blocks(data, i)
 			slow = i + 64
 		}
-		// Where blocks can take over at slow, the loops below stop there
-		// (within a step of eight bytes or a UTF-8 sequence), however long
-		// the plain bytes or the UTF-8 run: past it, 64 bytes remain.
-		lim := len(data)
-		if useBlocks && len(data)-max(slow, i) >= 64+8 {
-			lim = max(slow, i) + 8
-		}
 		// skipPlain, written out here to save a call after each escape.
-		for ; i+8 <= lim; i += 8 {
+		for ; i+8 <= len(data); i += 8 {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
 				goto look
 			}
-		}
-		if lim < len(data) {
-			continue // to blocks
 		}
 		for i < len(data) && plain[data[i]] {
 			i++
@@ -873,19 +856,66 @@ func (s *scanner) str(i int) int {
 		case c < 0x20:
 			return s.fail(i, faultControl)
 		default:
-			// Multi-byte UTF-8, one sequence at a time, to the run's end
-			// or to lim, where blocks take over. utf8.DecodeRune refuses
-			// overlong forms, surrogate halves and bytes that start no
-			// sequence (RFC 3629).
-			for i < lim && data[i] >= utf8.RuneSelf {
-				r, size := utf8.DecodeRune(data[i:])
-				if r == utf8.RuneError && size == 1 {
-					return s.fail(i, faultUTF8)
-				}
-				i += size
+			var bad bool
+			if i, bad = utf8Run(data, i); bad {
+				return s.fail(i, faultUTF8)
 			}
 		}
 	}
+}
+
+// utf8Run checks the multi-byte UTF-8 sequences (RFC 3629) that start at
+// data[i], up to the first ASCII byte or the end of data, and returns the
+// offset after them; or the offset of the first byte that starts no valid
+// sequence and bad, as utf8.DecodeRune would find it: overlong forms,
+// surrogate halves, code points past U+10FFFF and sequences cut short are
+// invalid.
+func utf8Run(data []byte, i int) (end int, bad bool) {
+	for i < len(data) {
+		c := data[i]
+		switch {
+		case c < 0x80:
+			return i, false
+		case c < 0xC2: // a continuation byte, or the lead of an overlong form
+			return i, true
+		case c < 0xE0:
+			if i+1 >= len(data) || data[i+1]^0x80 >= 0x40 {
+				return i, true
+			}
+			i += 2
+		case c < 0xF0:
+			if i+2 >= len(data) {
+				return i, true
+			}
+			lo, hi := byte(0x80), byte(0xBF)
+			if c == 0xE0 {
+				lo = 0xA0 // not overlong
+			} else if c == 0xED {
+				hi = 0x9F // not a surrogate half
+			}
+			if c1, c2 := data[i+1], data[i+2]; c1 < lo || c1 > hi || c2^0x80 >= 0x40 {
+				return i, true
+			}
+			i += 3
+		case c < 0xF5:
+			if i+3 >= len(data) {
+				return i, true
+			}
+			lo, hi := byte(0x80), byte(0xBF)
+			if c == 0xF0 {
+				lo = 0x90 // not overlong
+			} else if c == 0xF4 {
+				hi = 0x8F // not past U+10FFFF
+			}
+			if c1, c2, c3 := data[i+1], data[i+2], data[i+3]; c1 < lo || c1 > hi || c2^0x80 >= 0x40 || c3^0x80 >= 0x40 {
+				return i, true
+			}
+			i += 4
+		default:
+			return i, true
+		}
+	}
+	return i, false
 }
 
 // dense skips the contents of a string from data[i], which is not part of
