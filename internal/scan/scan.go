@@ -193,12 +193,6 @@ type scanner struct {
 	// less in the first try of Scan, which fails with faultDeeper below
 	// it.
 	deepest int
-	// indexed counts the containers the structural index vouched for,
-	// and gaveUp those it gave back to value, for tests.
-	indexed, gaveUp int
-	// noIndex keeps value from handing a container to the index: set
-	// while value checks one that the index has given back.
-	noIndex bool
 }
 
 // shallow is the deepest nesting that Scan's first try has room for, in
@@ -342,7 +336,6 @@ func (s *scanner) message(m *Message, i, depth int) int {
 		return i + 1
 	}
 	var seen Member
-	lone := depth == 0 // the first array or object member value may go to loneValue
 	for i < len(data) {
 		if data[i] != '"' {
 			return s.fail(i, faultName)
@@ -369,13 +362,7 @@ func (s *scanner) message(m *Message, i, depth int) int {
 			return s.fail(i, faultEOF)
 		}
 		start := i
-		if data[i]|0x20 == '{' && lone { // '[' too
-			lone = false
-			i = s.loneValue(i, d)
-		} else {
-			i = s.value(i, d)
-		}
-		if s.flt != ok {
+		if i = s.value(i, d); s.flt != ok {
 			return i
 		}
 		if mem != 0 {
@@ -564,8 +551,6 @@ func (s *scanner) value(i, depth int) int {
 		j       int
 		low, qm uint64
 		obj     bool
-		values  int // the values inside containers checked so far
-		start   = i
 	)
 top: // At the first byte of a value; i < len(data).
 	c = data[i]
@@ -649,17 +634,6 @@ top: // At the first byte of a value; i < len(data).
 after: // After a value: close containers, or go on to the next element.
 	if d == depth {
 		return i
-	}
-	if values++; values == indexAfter && useIndex && !s.noIndex {
-		// A large container: the rest of it with the structural
-		// index, unless that does not vouch for it. Then value checks
-		// it all again from the start, byte by byte (the index has
-		// changed s.stack).
-		if end := s.container(i, d, depth, 1, atAfter); end >= 0 {
-			return end
-		}
-		i, d = start, depth
-		goto top
 	}
 	i = ws(data, i)
 	if i >= len(data) {
@@ -817,12 +791,7 @@ func (s *scanner) str(i int) int {
 	data := s.data
 	i++
 	last := -8 // the offset of the last escape
-	slow := i + 32
 	for {
-		if useBlocks && i >= slow && len(data)-i >= 64 {
-			i = blocks(data, i)
-			slow = i + 64
-		}
 		// skipPlain, written out here to save a call after each escape.
 		for ; i+8 <= len(data); i += 8 {
 			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
