@@ -1,4 +1,4 @@
-package scan
+package jsonwire
 
 import (
 	"encoding/binary"
@@ -51,7 +51,7 @@ func TestWordHelpers(t *testing.T) {
 	}
 }
 
-// refStr is str one byte at a time: the offset after the closing quotation
+// refStr is ConsumeString one byte at a time: the offset after the closing quotation
 // mark of the string whose contents start at data[i], or -1 if it is not a
 // valid string.
 func refStr(data []byte, i int) int {
@@ -104,7 +104,7 @@ func refStr(data []byte, i int) int {
 	return -1
 }
 
-// str agrees with refStr on strings dense with escapes, which take its
+// ConsumeString agrees with refStr on strings dense with escapes, which take its
 // eight-bytes-at-once path, over many lengths and alignments.
 func TestStrDense(t *testing.T) {
 	pieces := []string{`\n`, `\t`, `\"`, `\\`, `\/`, `\b`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\q`, `\`, `"`, "a", "bc", "\x01", "é", "\xff", "\xe2\x82", `\u12`, " "}
@@ -125,18 +125,17 @@ func TestStrDense(t *testing.T) {
 	}
 }
 
-// checkStr checks that str agrees with refStr on b, a string from its
-// opening quotation mark.
+// checkStr checks that ConsumeString agrees with refStr on b, a string
+// from its opening quotation mark.
 func checkStr(t *testing.T, b []byte) {
 	t.Helper()
 	want := refStr(b, 1)
-	s := scanner{data: b}
-	got := s.str(0)
-	if s.flt != ok {
+	got, _, f := ConsumeString(b, 0)
+	if f != OK {
 		got = -1
 	}
 	if got != want {
-		t.Fatalf("str(%q) = %d, want %d", b, got, want)
+		t.Fatalf("ConsumeString(%q) = %d, want %d", b, got, want)
 	}
 }
 
@@ -166,6 +165,35 @@ func TestUTF8Run(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// ConsumeString agrees with refStr for every byte value at every position
+// of a string's contents of 20 bytes, which its eight-byte steps and its
+// byte-by-byte tail both look at, and reports a fault at that byte or the
+// one after it (the letter of an escape).
+func TestEveryByte(t *testing.T) {
+	buf := make([]byte, 22)
+	for c := 0; c < 256; c++ {
+		for pos := 1; pos < len(buf)-1; pos++ {
+			for i := range buf {
+				buf[i] = 'a'
+			}
+			buf[0], buf[len(buf)-1] = '"', '"'
+			buf[pos] = byte(c)
+			want := refStr(buf, 1)
+			got, esc, f := ConsumeString(buf, 0)
+			if f != OK {
+				cut := f == EOF && got == len(buf) // a reverse solidus escapes the last quotation mark
+				if want >= 0 || !cut && (got < pos || got > pos+1) {
+					t.Fatalf("ConsumeString(%q) = %d, %v, fault %d; want %d", buf, got, esc, f, want)
+				}
+				continue
+			}
+			if got != want || esc != (c == '\\') {
+				t.Fatalf("ConsumeString(%q) = %d, %v; want %d, %v", buf, got, esc, want, c == '\\')
 			}
 		}
 	}
