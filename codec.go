@@ -858,8 +858,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 		switch c := data[i]; {
 		case c == '{' || c == '[':
 			stack = append(stack, c)
-			i++
-			i = jsonwire.SkipSpace(data, i)
+			i = jsonwire.SkipSpace(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				stack = stack[:len(stack)-1]
 				i++
@@ -874,9 +873,9 @@ func skipComposite(data []byte, i int) (int, fault) {
 		case c == '"':
 			i, flt = v.scanString(data, i)
 		case c == '-' || c-'0' <= 9:
-			i, flt = v.scanNumber(data, i)
-			if flt.err == ErrRange {
-				flt = fault{}
+			var f jsonwire.Fault
+			if i, f = jsonwire.ConsumeNumber(data, i); f != jsonwire.OK {
+				flt = numberFault(i, f)
 			}
 		case c == 'n' || c == 't' || c == 'f':
 			lit := "null"
