@@ -514,8 +514,8 @@ top: // At the first byte of a value; i < len(data).
 	c = data[i]
 	if c == '"' {
 		// A short plain string in line: its contents (printable ASCII
-		// other than '"' and '\\', see quoteFirst)
-		// end within the next 16 bytes. Any other through str.
+		// other than '"' and '\\', see quoteFirst) end within the next
+		// 16 bytes. Any other through str.
 		if len(data)-i > 16 {
 			j = i
 			low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
