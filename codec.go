@@ -613,7 +613,7 @@ func consumeLiteral(data []byte, i int, lit string) (int, fault) {
 	return j, fault{}
 }
 
-// numberFault turns f, a fault that jsonwire found at data[off] in a
+// numberFault turns f, a fault that jsonwire found at offset off in a
 // number, into Parse's.
 func numberFault(off int, f jsonwire.Fault) fault {
 	switch f {
