@@ -198,3 +198,17 @@ func TestEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// FuzzConsumeString holds ConsumeString to refStr on any string contents.
+func FuzzConsumeString(f *testing.F) {
+	for _, s := range []string{
+		`abc"`, `a\nb\t\"\\\/"`, `\u00e9\ud83d\ude00"`, `\ud83d"`, `\ude00"`, `\u12g4"`,
+		"é東😀\"", "\xed\xa0\x80\"", "\xc0\xaf\"", "a\x1f\"", `\q"`, `\`,
+		`\n\n\\\\\\\\\"\"\u0041\\\u0041"`, "\\n\\t\xe2\x82\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, contents []byte) {
+		checkStr(t, append([]byte{'"'}, contents...))
+	})
+}
