@@ -429,9 +429,10 @@ var errBodyIdle = errors.New("request body idle")
 // An idleBody is a request body whose reads fail with errBodyIdle when no
 // byte arrives for timeout: each Read sets the connection's read deadline,
 // and the end of the body clears it, so that it does not cut the connection
-// while the handler waits for the upstream. When the handler returns, the
-// deadline is set once more: net/http then reads what is left of a short
-// body, to reuse the connection, and a client must not stall that either.
+// while the handler waits for the upstream. When the handler returns before
+// the end of the body, the deadline is set once more: net/http then reads
+// what is left of a short body, to reuse the connection, and a client must
+// not stall that either.
 type idleBody struct {
 	body    io.ReadCloser
 	rc      *http.ResponseController
@@ -498,7 +499,9 @@ func (b *idleBody) linger() {
 
 // end marks the handler as returned.
 func (b *idleBody) end() {
-	b.deadline(time.Now().Add(b.timeout))
+	if !b.eof.Load() {
+		b.deadline(time.Now().Add(b.timeout))
+	}
 	b.mu.Lock()
 	b.ended = true
 	b.mu.Unlock()
