@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -29,7 +30,7 @@ const maxDirectBody = 64 << 10
 // calling goroutine over connections of its own pool: net/http's Transport
 // hands each request to two goroutines of its own, and on a loopback hop
 // those hand-offs cost more than the rest of the exchange. Everything else
-// (https, HTTP_PROXY, bodies streamed as they arrive, upgrades) goes through
+// (https, HTTP_PROXY, bodies streamed as they arrive, upgrades, Expect) goes through
 // base. Both ask for gzip and decode it, as http.Transport does by default.
 type upstreamTransport struct {
 	base *http.Transport
@@ -51,14 +52,19 @@ func newUpstreamTransport(base *http.Transport, target *url.URL) *upstreamTransp
 
 // An upConn is an upstream connection of the pool.
 type upConn struct {
-	c  net.Conn
-	br *bufio.Reader
-	bw *bufio.Writer
+	c   net.Conn
+	lim io.LimitedReader // c, limited while a response head is read
+	br  *bufio.Reader    // reads lim
+	bw  *bufio.Writer
 }
+
+// maxResponseHead is the size in bytes of the largest response head (status
+// line and header fields) read, as http.Transport's default limit.
+const maxResponseHead = 10 << 20
 
 // direct reports whether req may be sent on the calling goroutine.
 func (t *upstreamTransport) direct(req *http.Request) bool {
-	if t.addr == "" || req.URL.Scheme != "http" || req.Trailer != nil || req.Header["Upgrade"] != nil {
+	if t.addr == "" || req.URL.Scheme != "http" || req.Trailer != nil || req.Header["Upgrade"] != nil || req.Header["Expect"] != nil {
 		return false
 	}
 	if req.Body == nil || req.Body == http.NoBody {
@@ -115,7 +121,9 @@ func (uc *upConn) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	for {
+		uc.lim.N = maxResponseHead
 		resp, err := http.ReadResponse(uc.br, req)
+		uc.lim.N = math.MaxInt64
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +199,9 @@ func (t *upstreamTransport) get(ctx context.Context) (*upConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &upConn{c: c, br: bufio.NewReaderSize(c, 16<<10), bw: bufio.NewWriterSize(c, 8<<10)}, nil
+	uc := &upConn{c: c, lim: io.LimitedReader{R: c, N: math.MaxInt64}, bw: bufio.NewWriterSize(c, 8<<10)}
+	uc.br = bufio.NewReaderSize(&uc.lim, 16<<10)
+	return uc, nil
 }
 
 // release ends an exchange on uc: the connection goes back to the pool if

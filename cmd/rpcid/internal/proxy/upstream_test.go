@@ -112,3 +112,33 @@ func TestUpstreamTransport(t *testing.T) {
 		t.Errorf("stderr: %s", p.stderr)
 	}
 }
+
+// An upstream whose response head never ends is cut off after
+// maxResponseHead bytes: the client is answered 502.
+func TestUpstreamHeadLimit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 4096)
+		c.Read(buf) // the request
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Long: ")
+		line := bytes.Repeat([]byte("a"), 64<<10)
+		for range (maxResponseHead + 1<<20) / len(line) {
+			if _, err := c.Write(line); err != nil {
+				return
+			}
+		}
+	}()
+	p := startProxy(t, "http://"+ln.Addr().String())
+	if resp, _ := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"m"}`)); resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+}
