@@ -359,3 +359,43 @@ func TestProxyMaxBuffered(t *testing.T) {
 		t.Error("the refused request reached the upstream")
 	}
 }
+
+// TestProxyTrickle has 1000 connections each send the head of a POST
+// declaring a 16 MiB - 1 body and then a byte of it every 2 seconds, as a
+// client may that stays within -body-timeout: they are served as slowly as
+// they send, in memory that follows what arrived.
+func TestProxyTrickle(t *testing.T) {
+	addr, cmd := startLoadProxy(t)
+	const conns, limit = 1000, 200 << 20
+	var cs []net.Conn
+	defer func() {
+		for _, c := range cs {
+			c.Close()
+		}
+	}()
+	for range conns {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err != nil {
+			t.Skipf("dialing connection %d: %v", len(cs)+1, err) // a low file limit
+		}
+		cs = append(cs, c)
+		c.SetWriteDeadline(time.Now().Add(wait))
+		if _, err := io.WriteString(c, declaredHead(addr, 16<<20-1)+"{"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		time.Sleep(2 * time.Second)
+		for _, c := range cs {
+			c.SetWriteDeadline(time.Now().Add(wait))
+			if _, err := io.WriteString(c, " "); err != nil {
+				t.Fatalf("a trickling connection was closed: %v", err)
+			}
+		}
+	}
+	rss := peakRSS(t, cmd.Process.Pid)
+	t.Logf("%d connections trickling: peak RSS %d MB", conns, rss>>20)
+	if rss > limit {
+		t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, limit>>20)
+	}
+}
