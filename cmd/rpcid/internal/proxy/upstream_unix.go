@@ -26,7 +26,9 @@ func connOpen(c net.Conn) bool {
 	open := false
 	err = rc.Read(func(fd uintptr) bool {
 		var b [1]byte
-		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		// The socket is in non-blocking mode, as Go keeps its sockets:
+		// with nothing to read, the call fails with EAGAIN at once.
+		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
 		open = n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK)
 		return true // never wait
 	})
