@@ -223,7 +223,7 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Full duplex: the upstream may answer before the request body
 		// has all arrived (a server that reads a stream of its own, an
 		// error), and net/http would otherwise stop reading the body once
-		// the response starts and cut the response (golang/go#40747).
+		// the response starts and cut the response.
 		rc := http.NewResponseController(w)
 		rc.EnableFullDuplex()
 		b := &idleBody{body: r.Body, rc: rc, timeout: p.bodyTimeout}

@@ -219,8 +219,8 @@ func TestProxyIdleBody(t *testing.T) {
 // TestProxyNoCutResponses sends 300 requests of each kind whose body the
 // proxy passes on unbuffered to a gateway that answers before it has read
 // the body: every response must arrive whole. Without full duplex, net/http
-// stops reading such a body once the response starts and cuts the response
-// (golang/go#40747).
+// stops reading such a body once the response starts and cuts the
+// response.
 func TestProxyNoCutResponses(t *testing.T) {
 	answer := strings.Repeat("x", 256<<10)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
