@@ -153,7 +153,7 @@ type checker struct {
 type counts struct {
 	requests, responses, notifications int
 	// redelivered counts the SSE events of a HAR that repeat an event of
-	// their session (see session.sse), which are not messages again.
+	// their session (see capture.sse), which are not messages again.
 	redelivered int
 }
 
@@ -363,7 +363,7 @@ func compressError(err error) error {
 // only read errors; problems in the content are findings. A capture that
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
-	s := newSession(c, name)
+	s := newCapture(c, name)
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	zipped, gzipped := false, false
 	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(br)) {
@@ -553,7 +553,7 @@ var maxLine = 64 << 20
 
 // readJSONLines reads a JSON Lines capture, one line at a time, examining
 // lines of up to maxLine bytes.
-func (s *session) readJSONLines(br *bufio.Reader) error {
+func (s *capture) readJSONLines(br *bufio.Reader) error {
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
@@ -618,7 +618,7 @@ func (s *session) readJSONLines(br *bufio.Reader) error {
 // start, as a text that may hold responses (see lostText): in a JSON Lines
 // capture its direction marker says whose, and its start what it may
 // answer; in an MCP host's log it may answer any request of any server.
-func (s *session) lostLine(pos position, start []byte) {
+func (s *capture) lostLine(pos position, start []byte) {
 	what := fmt.Sprintf("is longer than %d MiB and was not examined", maxLine>>20)
 	if s.log != logNone {
 		s.lostAll = lostAny{s.seq, pos.String() + ", which may hold it, " + what}
@@ -647,7 +647,7 @@ func validPrefix(b []byte) int {
 }
 
 // line handles one line of a JSON Lines capture.
-func (s *session) line(lineNo int, line []byte) {
+func (s *capture) line(lineNo int, line []byte) {
 	pos := position{line: lineNo}
 	start := 0
 	for start < len(line) && isJSONSpace(line[start]) {
@@ -725,7 +725,7 @@ func isTailHeader(b []byte) bool {
 // sessions of their own, as each FILE given to check is (tail -f mcp*.log
 // follows mcp.log, which holds the lines of all servers, beside the
 // per-server logs).
-func (s *session) logHeader(line []byte) {
+func (s *capture) logHeader(line []byte) {
 	if len(line) <= maxHeldLen && isTailHeader(line) {
 		s.logFile = string(line[len("==> ") : len(line)-len(" <==")])
 	}
@@ -734,7 +734,7 @@ func (s *session) logHeader(line []byte) {
 // replayHeld reads the lines held before the kind of the capture was
 // decided: in an MCP host's log, tail's headers are lines without a
 // message; in any other capture they are read as any line is.
-func (s *session) replayHeld() {
+func (s *capture) replayHeld() {
 	held := s.held
 	s.held = nil
 	for _, h := range held {
@@ -751,7 +751,7 @@ func (s *session) replayHeld() {
 // lineOf handles one non-blank line of a JSON Lines capture, without its
 // trailing white space, once the kind of the capture is known; start is
 // the offset of its first non-blank byte.
-func (s *session) lineOf(pos position, line []byte, start int) {
+func (s *capture) lineOf(pos position, line []byte, start int) {
 	end := len(line)
 	s.nonBlank++
 	if s.log != logNone {
@@ -831,11 +831,11 @@ func isLevel(b []byte) (level, info bool) {
 	return logLevels[string(w)], string(w) == "info"
 }
 
-// logPartKey returns the key of the part of server name in an MCP host's
-// log (see session.use), after the tail header naming file (""
-// before any). No HAR part key (see partKey) starts with a NUL byte, and
+// logSessionKey returns the key of the MCP session of server name in an MCP host's
+// log (see capture.use), after the tail header naming file (""
+// before any). No HAR session key (see sessionKey) starts with a NUL byte, and
 // the length of file keeps the keys of different files and names apart.
-func logPartKey(file string, name []byte) string {
+func logSessionKey(file string, name []byte) string {
 	if file == "" {
 		return "\x00log " + string(name)
 	}
@@ -863,7 +863,7 @@ func logPartKey(file string, name []byte) string {
 // as it is named by a word that is no level word, or the first line naming
 // it is written at level info. Each line is decided on its own, so that
 // logs of both orders joined (cat mcp*.log) are read right.
-func (s *session) logServer(a, b []byte) []byte {
+func (s *capture) logServer(a, b []byte) []byte {
 	la, ia := isLevel(a)
 	lb, ib := isLevel(b)
 	switch {
@@ -895,19 +895,19 @@ func (s *session) logServer(a, b []byte) []byte {
 }
 
 // logKnown reports whether name is a server of an earlier line of an MCP
-// host's log, of the same file after tail headers (as long as its part is
-// kept: see maxParts).
-func (s *session) logKnown(name []byte) bool {
+// host's log, of the same file after tail headers (as long as its MCP session is
+// kept: see maxSessions).
+func (s *capture) logKnown(name []byte) bool {
 	if s.p != nil && string(name) == s.p.server && s.p.file == s.logFile {
 		return true
 	}
-	_, ok := s.partIdx[logPartKey(s.logFile, name)]
+	_, ok := s.sessionIdx[logSessionKey(s.logFile, name)]
 	return ok
 }
 
-// logUse makes the part of server name the one in use for line lineNo of
+// logUse makes the MCP session of server name the one in use for line lineNo of
 // an MCP host's log.
-func (s *session) logUse(name []byte, lineNo int) {
+func (s *capture) logUse(name []byte, lineNo int) {
 	if s.p != nil && string(name) == s.p.server && s.p.file == s.logFile {
 		s.p.used = lineNo // the server of the line before: most lines
 		return
@@ -917,7 +917,7 @@ func (s *session) logUse(name []byte, lineNo int) {
 	} else if !s.logMany && string(name) != s.logFirst {
 		s.logMany = true
 	}
-	s.use(logPartKey(s.logFile, name), lineNo)
+	s.use(logSessionKey(s.logFile, name), lineNo)
 	if s.p.server == "" {
 		s.p.server, s.p.file = string(name), s.logFile
 	}
@@ -980,7 +980,7 @@ func logKind(line []byte) (int, direction) {
 // which is not part of it); other lines (the host's own, the server's
 // standard error, which may be JSON from a server's logger) hold none and
 // are counted. start is the offset of the line's first non-blank byte.
-func (s *session) logLine(pos position, line []byte, start int) {
+func (s *capture) logLine(pos position, line []byte, start int) {
 	switch s.log {
 	case logSDK:
 		s.sdkLine(pos, line, start)
@@ -1075,7 +1075,7 @@ var vscodeMarkers = []struct {
 // state: Starting" and ends at "Stopping server" or "Connection state:
 // Stopped" or "Error" (mcpServerConnection.ts); VS Code runs one
 // connection to a server at a time (see logRun).
-func (s *session) vscodeLine(pos position, line []byte, start int) {
+func (s *capture) vscodeLine(pos position, line []byte, start int) {
 	m := vscodeStamp.FindIndex(line[start:])
 	if m == nil {
 		s.logHeader(line[start:])
@@ -1083,7 +1083,7 @@ func (s *session) vscodeLine(pos position, line []byte, start int) {
 		return
 	}
 	if s.p == nil || s.p.file != s.logFile {
-		s.use(logPartKey(s.logFile, nil), pos.line)
+		s.use(logSessionKey(s.logFile, nil), pos.line)
 		s.p.file = s.logFile
 	}
 	if s.run.at == 0 && s.run.from == 0 {
@@ -1129,7 +1129,7 @@ func (s *session) vscodeLine(pos position, line []byte, start int) {
 // and "read: " and the message its side wrote or read; other lines ("read
 // error: EOF", anything else written to the same log) hold no message and
 // are counted.
-func (s *session) sdkLine(pos position, line []byte, start int) {
+func (s *capture) sdkLine(pos position, line []byte, start int) {
 	dir := s.logSent
 	rest, ok := bytes.CutPrefix(line[start:], logWrite)
 	if !ok {
@@ -1212,7 +1212,7 @@ func startsLikeJSONText(data []byte) bool {
 // payload handles one JSON text that should be a message or a batch. loc
 // prefixes messages about its validity; column is the 1-based column of its
 // first byte on a JSON Lines line, or 0 for a HAR body.
-func (s *session) payload(pos position, loc string, dir direction, data []byte, column int) {
+func (s *capture) payload(pos position, loc string, dir direction, data []byte, column int) {
 	msgs, batch, err := scanText(s.msgs[:0], &s.scanned, data)
 	s.msgs = msgs[:0]
 	if err != nil && s.har && !s.strict && !startsLikeJSONText(data) {
@@ -1397,13 +1397,13 @@ func (c *checker) summary() string {
 	fmt.Fprintf(&b, "checked %s: %s (%s, %s, %s)", plural(c.files, "file"), plural(msgs, "message"),
 		plural(n.requests, "request"), plural(n.responses, "response"), plural(n.notifications, "notification"))
 	if len(c.otherEvents) > 0 {
-		var parts []string
+		var sessions []string
 		total := 0
 		for _, k := range sortedKeys(c.otherEvents) {
-			parts = append(parts, fmt.Sprintf("%s %d", base.Printable(k), c.otherEvents[k]))
+			sessions = append(sessions, fmt.Sprintf("%s %d", base.Printable(k), c.otherEvents[k]))
 			total += c.otherEvents[k]
 		}
-		fmt.Fprintf(&b, "; %s of other types than message not examined (%s)", plural(total, "SSE event"), strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "; %s of other types than message not examined (%s)", plural(total, "SSE event"), strings.Join(sessions, ", "))
 	}
 	if c.logOther > 0 {
 		fmt.Fprintf(&b, "; %s without a message not examined", plural(c.logOther, "log line"))

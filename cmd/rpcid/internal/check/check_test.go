@@ -588,7 +588,7 @@ func (g *generated) Read(p []byte) (int, error) {
 // left behind.
 func TestSessionStateBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	n := answeredMax + 1000
 	for i := 0; i < n; i++ {
 		s.line(2*i+1, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)))
@@ -606,16 +606,16 @@ func TestSessionStateBounded(t *testing.T) {
 }
 
 // The sessions of a HAR share the bound on answered requests, and idle
-// ones are forgotten beyond maxParts: after entries to more origins than
-// that, each answered at once, at most maxParts sessions are kept and the
+// ones are forgotten beyond maxSessions: after entries to more origins than
+// that, each answered at once, at most maxSessions sessions are kept and the
 // answered requests kept over all sessions are answeredMax.
 func TestHARSessionsBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	s.har = true
 	n := answeredMax + 1000
 	for i := 0; i < n; i++ {
-		s.harEntry(i+1, pingEntry(t, fmt.Sprintf("https://s%d.example.test/mcp", i%(2*maxParts)), i, true))
+		s.harEntry(i+1, pingEntry(t, fmt.Sprintf("https://s%d.example.test/mcp", i%(2*maxSessions)), i, true))
 	}
 	s.finish()
 	answered := 0
@@ -627,9 +627,9 @@ func TestHARSessionsBounded(t *testing.T) {
 			answered++
 		}
 	}
-	if len(s.parts) > maxParts || len(s.partIdx) != len(s.parts) || answered != answeredMax || s.t.ring.n != answeredMax {
+	if len(s.sessions) > maxSessions || len(s.sessionIdx) != len(s.sessions) || answered != answeredMax || s.t.ring.n != answeredMax {
 		t.Errorf("after %d entries to %d origins: %d sessions (%d named), %d answered requests kept, ring %d; want at most %d, the same, %d, %d",
-			n, 2*maxParts, len(s.parts), len(s.partIdx), answered, s.t.ring.n, maxParts, answeredMax, answeredMax)
+			n, 2*maxSessions, len(s.sessions), len(s.sessionIdx), answered, s.t.ring.n, maxSessions, answeredMax, answeredMax)
 	}
 	if c.errors+c.warnings != 0 {
 		t.Errorf("%d errors, %d warnings; want none", c.errors, c.warnings)
@@ -661,14 +661,14 @@ func TestHARManySessionsPending(t *testing.T) {
 	var c checker
 	c.w = bufio.NewWriter(io.Discard)
 	c.otherEvents = map[string]int{}
-	s := newSession(&c, "x")
+	s := newCapture(&c, "x")
 	s.har = true
-	const n = 3 * maxParts
+	const n = 3 * maxSessions
 	for i := 0; i < n; i++ {
 		s.harEntry(i+1, pingEntry(t, fmt.Sprintf("https://s%d.example.test/mcp", i), 0, false))
 	}
-	if len(s.parts) != n {
-		t.Errorf("%d sessions with a request pending, kept %d", n, len(s.parts))
+	if len(s.sessions) != n {
+		t.Errorf("%d sessions with a request pending, kept %d", n, len(s.sessions))
 	}
 	// The answers, on each session's GET stream.
 	for i := 0; i < n; i++ {
@@ -925,7 +925,7 @@ func TestCheckLineTooLong(t *testing.T) {
 func TestAnsweredBytesBounded(t *testing.T) {
 	var out bytes.Buffer
 	c := &checker{w: bufio.NewWriter(&out), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	long := strings.Repeat("x", 1<<20)
 	const n = 300
 	for i := 0; i < n; i++ {
@@ -959,7 +959,7 @@ func TestAnsweredBytesBounded(t *testing.T) {
 // they were forgotten is read as a new message.
 func TestSeenEventsBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	s.har = true
 	event := func(id string) []byte {
 		return []byte("id: " + id + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n")
@@ -971,7 +971,7 @@ func TestSeenEventsBounded(t *testing.T) {
 	}
 	g := &s.seen
 	held := 0
-	for _, p := range s.parts {
+	for _, p := range s.sessions {
 		held += len(p.events)
 	}
 	if g.n != seenEventsMax || held != seenEventsMax || s.counts.notifications != seenEventsMax+extra || s.counts.redelivered != 0 {
@@ -992,7 +992,7 @@ func TestSeenEventsBounded(t *testing.T) {
 	}
 
 	// Ids of 1 MiB: at most seenEventBytesMax bytes of them are kept.
-	s = newSession(c, "y")
+	s = newCapture(c, "y")
 	s.har = true
 	s.use("https://s.example.test/mcp ", 1)
 	long := strings.Repeat("x", 1<<20)
@@ -1012,7 +1012,7 @@ func TestSeenEventsBounded(t *testing.T) {
 	}
 }
 
-// partKey: a HAR entry's session is its endpoint (scheme and host in lower
+// sessionKey: a HAR entry's session is its endpoint (scheme and host in lower
 // case, the path as sent, without query or fragment) and the Mcp-Session-Id
 // of its request, or else the one its response assigns.
 func TestPartKey(t *testing.T) {
@@ -1048,8 +1048,8 @@ func TestPartKey(t *testing.T) {
 		{entry("POST", "https://gw.example/messages?sessionId=s9", "", "a1"), "sse s9"},
 	}
 	for _, tt := range tests {
-		if got := partKey(1, tt.e); got != tt.want {
-			t.Errorf("partKey(%s %s) = %q, want %q", tt.e.Request.Method, tt.e.Request.URL.v, got, tt.want)
+		if got := sessionKey(1, tt.e); got != tt.want {
+			t.Errorf("sessionKey(%s %s) = %q, want %q", tt.e.Request.Method, tt.e.Request.URL.v, got, tt.want)
 		}
 	}
 }
@@ -1059,7 +1059,7 @@ func TestPartKey(t *testing.T) {
 // it answers is answered.
 func TestHARStreamByteOrderMark(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	s.har = true
 	var e harEntry
 	entry := fmt.Sprintf(`{"request":{"method":"POST","url":"https://s.example.test/mcp","postData":{"mimeType":"application/json","text":%q}},`+
@@ -1348,7 +1348,7 @@ func TestFractionalIDSDKClaims(t *testing.T) {
 // should be names the byte at fault (it named the literal's first byte,
 // "at byte offset"); with a byte order mark, "more data follows" counts
 // the mark's three bytes; and a response on a GET stream whose request may
-// be in the part of a HAR cut short says so, as an unanswered request
+// be in the MCP session of a HAR cut short says so, as an unanswered request
 // does.
 func TestHARFaultOffsetsAndLostRequests(t *testing.T) {
 	for _, c := range []struct{ har, want string }{

@@ -71,7 +71,7 @@ type harHeader struct {
 	Value string `json:"value"`
 }
 
-// partKey names the MCP session a HAR entry belongs to: its endpoint, the
+// sessionKey names the MCP session a HAR entry belongs to: its endpoint, the
 // URL without query or fragment (scheme and host in lower case, and the
 // path), and its session, the Mcp-Session-Id header of the request or, for
 // a request without one (initialize), the Mcp-Session-Id its response
@@ -79,7 +79,7 @@ type harHeader struct {
 // one origin on different paths (a gateway's /github/mcp and /slack/mcp)
 // are different endpoints (MCP 2025-06-18, Streamable HTTP: "a single HTTP
 // endpoint path"; Session Management).
-func partKey(n int, e *harEntry) string {
+func sessionKey(n int, e *harEntry) string {
 	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
 	}
@@ -195,7 +195,7 @@ func (c *harContent) recorded() bool {
 }
 
 // readHAR reads a HAR capture one entry at a time with a streaming decoder.
-func (s *session) readHAR(r io.Reader) error {
+func (s *capture) readHAR(r io.Reader) error {
 	dec := json.NewDecoder(r)
 	entry := 0           // the entries read, HAR entries or not
 	inEntry := false     // the text that could not be read is an entry's
@@ -403,9 +403,9 @@ func skipValue(dec *json.Decoder) error {
 // harEntry handles one HAR entry: the request body's messages are the
 // client's, the response body's the server's, and a WebSocket
 // connection's frames are each the sender's.
-func (s *session) harEntry(n int, e *harEntry) {
+func (s *capture) harEntry(n int, e *harEntry) {
 	pos := position{entry: n}
-	s.use(partKey(n, e), n)
+	s.use(sessionKey(n, e), n)
 	s.redirectFrom, s.redirectNext = s.redirectNext, nil
 	s.entryRequests = s.entryRequests[:0]
 	clear(s.ownDups)
@@ -492,7 +492,7 @@ func failed(e *harEntry) bool {
 // exchangeEnd notes, for the requests of a HAR entry's HTTP exchange that
 // its response body did not answer, why they may have gone unanswered:
 // finish words their findings by it.
-func (s *session) exchangeEnd(n int, e *harEntry) {
+func (s *capture) exchangeEnd(n int, e *harEntry) {
 	resp := e.Response
 	// mark gives each request of the entry the note i; failed marks them
 	// as ended by their HTTP exchange (see retire).
@@ -660,7 +660,7 @@ func (s *session) exchangeEnd(n int, e *harEntry) {
 // counted as not examined. Text frames (opcode 1) and binary frames
 // (opcode 2, base64 in the HAR) each hold one message or batch; control
 // frames are skipped.
-func (s *session) websocket(pos position, frames []loose[harWSMessage]) {
+func (s *capture) websocket(pos position, frames []loose[harWSMessage]) {
 	data := func(m *harWSMessage) ([]byte, bool) {
 		switch m.Opcode {
 		case 1:
@@ -722,7 +722,7 @@ func (s *session) websocket(pos position, frames []loose[harWSMessage]) {
 
 // body handles a HAR request or response body. It reports whether the body
 // holds a JSON-RPC 2.0 message.
-func (s *session) body(pos position, loc string, dir direction, c *harContent) bool {
+func (s *capture) body(pos position, loc string, dir direction, c *harContent) bool {
 	if c.Text == nil {
 		return false
 	}
@@ -842,7 +842,7 @@ func isJSONRPC(b []byte) bool {
 // and httpid reads them, each a message or batch, from body[start:] (after
 // a byte order mark, if one starts the body). Offsets in findings count
 // from the start of the body.
-func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte, start int) {
+func (s *capture) jsonTexts(pos position, loc string, dir direction, body []byte, start int) {
 	defer func() { s.offsetBase = 0 }()
 	for i := start; ; {
 		for i < len(body) && isJSONSpace(body[i]) {
@@ -875,7 +875,7 @@ func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte
 // is skipped, as httpid skips it: readers that give each line's bytes to
 // Python's json.loads skip it too (see markedBody). Offsets in findings
 // count from the start of the line.
-func (s *session) lines(pos position, loc string, dir direction, body []byte) {
+func (s *capture) lines(pos position, loc string, dir direction, body []byte) {
 	for n := 1; len(body) > 0; n++ {
 		line := body
 		if i := bytes.IndexByte(body, '\n'); i >= 0 {
@@ -910,7 +910,7 @@ func (s *session) lines(pos position, loc string, dir direction, body []byte) {
 
 // markedBody warns that the body or line at loc starts with a byte order
 // mark before the JSON-RPC it holds.
-func (s *session) markedBody(pos position, loc string) {
+func (s *capture) markedBody(pos position, loc string) {
 	s.report(pos, levelWarning, kindByteOrderMark, fmt.Sprintf("%sit starts with a UTF-8 byte order mark (EF BB BF), which JSON parsers may ignore (RFC 8259 section 8.1): fetch's json() (the TypeScript SDK's client), Python's json.loads of bytes and System.Text.Json's stream readers skip it and read the message after it; encoding/json (go-sdk, mcp-go) fails on it (\"invalid character 'ï' looking for beginning of value\")", loc), s.where())
 }
 
@@ -969,7 +969,7 @@ func looksLikeSSE(b []byte) bool {
 // An event on a resumed stream (see redelivered) with an id field that
 // repeats the id and the data (the same bytes; see seenEvent) of an event
 // read before
-// in the same MCP session (see partKey) is a redelivery of that event, not
+// in the same MCP session (see sessionKey) is a redelivery of that event, not
 // a new message: a client resuming a stream with a GET carrying
 // Last-Event-ID gets the events after it replayed with their ids, which are
 // unique across all streams of a session (MCP 2025-06-18, Streamable HTTP,
@@ -978,7 +978,7 @@ func looksLikeSSE(b []byte) bool {
 // had it, and is checked as a message of its own. Only an id field of the
 // event itself counts (not the last event id an earlier event left), and
 // ids are remembered as seenEvents bounds them.
-func (s *session) sse(pos position, loc string, dir direction, body []byte) {
+func (s *capture) sse(pos position, loc string, dir direction, body []byte) {
 	var data, typ, eid []byte
 	hasData, hasID := false, false
 	event := 0
@@ -1095,7 +1095,7 @@ type seenEvents struct {
 
 // seenRef is a remembered event and the session that read it.
 type seenRef struct {
-	p *part
+	p *mcpSession
 	e seenEvent
 }
 
@@ -1110,7 +1110,7 @@ const (
 // on others, a repeated id and data is a new event (a server that numbers
 // the events of each stream from 1, as MCP's 2025-03-26 text allowed, or
 // two requests with the same id answered alike).
-func (s *session) redelivered(id, data []byte) bool {
+func (s *capture) redelivered(id, data []byte) bool {
 	g := &s.seen
 	if g.n == 0 && len(g.ring) == 0 {
 		g.seed = maphash.MakeSeed()

@@ -46,7 +46,7 @@ func TestNothingToCheckCountsBadEntries(t *testing.T) {
 // (the capture tool kept only the first part of it, as tools with a limit on
 // body size do) is said to be cut short, in the finding about its text and
 // in its requests' findings, which say the capture lacks their answers
-// rather than that they were never answered; and that an answer in the part
+// rather than that they were never answered; and that an answer in the MCP session
 // kept still counts.
 func TestCutBody(t *testing.T) {
 	entry := func(id int, body string, size int) string {

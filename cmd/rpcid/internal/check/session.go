@@ -60,45 +60,45 @@ type deferredResponse struct {
 	// request gets the note why (0: none).
 	undelivered bool
 	why         uint32
-	p           *part // the part it was read in
+	p           *mcpSession // the MCP session it was read in
 }
 
-// part is the state of one MCP session in a HAR, or of one server's lines
-// in an MCP host's log (see session.p), while another is in use.
-type part struct {
+// mcpSession is the state of one MCP session in a HAR, or of one server's lines
+// in an MCP host's log (see capture.p), while another is in use.
+type mcpSession struct {
 	t           *table
 	deferredIdx [2]map[rpcid.Key][]int
 	lostStream  int
-	key         string // its key in partIdx (see partKey and logPartKey)
+	key         string // its key in partIdx (see sessionKey and logSessionKey)
 	used        int    // the HAR entry or log line that last used it
 	// In an MCP host's log: its server, the file its lines follow the tail
 	// header of ("" before any), and the run of its server being read (see
-	// session.run).
+	// capture.run).
 	server, file string
 	run          logRunState
 	// events are the SSE events with ids its streams carried (see
-	// session.sse), as far as seenEvents remembers them.
+	// capture.sse), as far as seenEvents remembers them.
 	events map[seenEvent]struct{}
 }
 
 // idle reports whether p holds nothing a later message could need but its
 // answered requests: no request pending, no response waiting for one, no
-// event stream lost. It must not be the part in use, whose state is in the
+// event stream lost. It must not be the MCP session in use, whose state is in the
 // session.
-func (p *part) idle() bool {
+func (p *mcpSession) idle() bool {
 	return p.t.pending == 0 && len(p.deferredIdx[0]) == 0 && len(p.deferredIdx[1]) == 0 && p.lostStream == 0
 }
 
-// partFor returns the part in which the deferred response d is matched:
-// its own, or, when no request there has its id, the first other part with
+// sessionFor returns the MCP session in which the deferred response d is matched:
+// its own, or, when no request there has its id, the first other MCP session with
 // a pending request that has it. An HTTP+SSE endpoint event may send the
 // POSTs to another host than the GET stream that carries their answers.
-func (s *session) partFor(d *deferredResponse) *part {
+func (s *capture) sessionFor(d *deferredResponse) *mcpSession {
 	key := keyOf(d.id)
 	if _, ok := d.p.t.sides[d.side].get(key); ok || d.id.Kind() == rpcid.KindNull {
 		return d.p // pending or answered there
 	}
-	for _, p := range s.parts {
+	for _, p := range s.sessions {
 		if x, ok := p.t.sides[d.side].get(key); ok && p != d.p && p.t.at(x).flags&fAnswered == 0 {
 			return p
 		}
@@ -106,70 +106,70 @@ func (s *session) partFor(d *deferredResponse) *part {
 	return d.p
 }
 
-// request returns request x of part p (nil: the session's only table).
-func (p *part) request(s *session, x ref) *request {
+// request returns request x of MCP session p (nil: the session's only table).
+func (p *mcpSession) request(s *capture, x ref) *request {
 	if p == nil {
 		return s.t.at(x)
 	}
 	return p.t.at(x)
 }
 
-// maxParts bounds the idle parts of a HAR (see part.idle). Parts with
+// maxSessions bounds the idle MCP sessions of a HAR (see mcpSession.idle). Parts with
 // something pending are never forgotten, so their number is bounded by the
-// requests and responses pending; when maxParts are reached, the idle ones
+// requests and responses pending; when maxSessions are reached, the idle ones
 // least recently used are forgotten until half as many remain. A session
 // forgotten this way starts afresh if the capture goes on with it, and a
 // second answer to one of its requests then reads as an answer to no
 // request.
-const maxParts = 1024
+const maxSessions = 1024
 
-// use makes the part named key the one in use, creating it when new; entry
+// use makes the MCP session named key the one in use, creating it when new; entry
 // is the HAR entry or log line being read.
-func (s *session) use(key string, entry int) {
-	p, ok := s.partIdx[key]
+func (s *capture) use(key string, entry int) {
+	p, ok := s.sessionIdx[key]
 	if !ok {
-		if len(s.parts) >= max(maxParts, s.partLimit) {
+		if len(s.sessions) >= max(maxSessions, s.sessionLimit) {
 			s.forgetIdle()
-			// Forget again only when the parts have doubled: each part
+			// Forget again only when the MCP sessions have doubled: each one
 			// is looked at a bounded number of times.
-			s.partLimit = 2 * len(s.parts)
+			s.sessionLimit = 2 * len(s.sessions)
 		}
-		p = &part{t: newTable(s.t.ring), key: key}
-		if s.partIdx == nil {
-			s.partIdx = map[string]*part{}
+		p = &mcpSession{t: newTable(s.t.ring), key: key}
+		if s.sessionIdx == nil {
+			s.sessionIdx = map[string]*mcpSession{}
 		}
-		s.partIdx[key] = p
-		s.parts = append(s.parts, p)
+		s.sessionIdx[key] = p
+		s.sessions = append(s.sessions, p)
 	}
 	p.used = entry
-	s.usePart(p)
+	s.useSession(p)
 }
 
-// forgetIdle forgets the idle parts least recently used, until at most
-// maxParts/2 parts remain or no idle one does. Their answered requests stay
+// forgetIdle forgets the idle MCP sessions least recently used, until at most
+// maxSessions/2 remain or no idle one does. Their answered requests stay
 // in the ring until it drops them.
-func (s *session) forgetIdle() {
-	var idle []*part
-	for _, p := range s.parts {
+func (s *capture) forgetIdle() {
+	var idle []*mcpSession
+	for _, p := range s.sessions {
 		if p != s.p && p != s.redirectNext && p != s.redirectFrom && p.idle() {
 			idle = append(idle, p)
 		}
 	}
-	slices.SortFunc(idle, func(a, b *part) int { return cmp.Compare(a.used, b.used) })
-	n := min(len(idle), len(s.parts)-maxParts/2)
+	slices.SortFunc(idle, func(a, b *mcpSession) int { return cmp.Compare(a.used, b.used) })
+	n := min(len(idle), len(s.sessions)-maxSessions/2)
 	if n <= 0 {
 		return
 	}
-	gone := make(map[*part]bool, n)
+	gone := make(map[*mcpSession]bool, n)
 	for _, p := range idle[:n] {
 		gone[p] = true
-		delete(s.partIdx, p.key)
+		delete(s.sessionIdx, p.key)
 	}
-	s.parts = slices.DeleteFunc(s.parts, func(p *part) bool { return gone[p] })
+	s.sessions = slices.DeleteFunc(s.sessions, func(p *mcpSession) bool { return gone[p] })
 }
 
-// usePart makes p the part in use.
-func (s *session) usePart(p *part) {
+// useSession makes p the MCP session in use.
+func (s *capture) useSession(p *mcpSession) {
 	if p == s.p {
 		return
 	}
@@ -182,8 +182,9 @@ func (s *session) usePart(p *part) {
 	s.run = p.run
 }
 
-// session checks one capture.
-type session struct {
+// capture checks one capture file: it reads the file in its format and
+// matches the requests and responses of each MCP session it holds.
+type capture struct {
 	c    *checker
 	file string
 	t    *table
@@ -217,7 +218,7 @@ type session struct {
 	ownDups map[idKey]ownDup
 	// entryLost are the texts of the response body of the HAR entry being
 	// read that could not be read, for the requests of its POST; lostAll
-	// is a text that may answer any request of any part (a line of an MCP
+	// is a text that may answer any request of any MCP session (a line of an MCP
 	// host's log too long to examine, the entries a HAR file cut short
 	// lacks); atEOF says the JSON Lines line being read ends the input
 	// without a LF (see lostText).
@@ -251,7 +252,7 @@ type session struct {
 	accepted         uint32          // the note of requests answered 202 Accepted in a HAR, or 0
 	noContent        uint32          // the note of requests answered 204 No Content in a HAR, or 0
 	lostStream       int             // the first HAR entry with an event stream and no body, or 0
-	firstLost        int             // the same, of all parts
+	firstLost        int             // the same, of all MCP sessions
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
 	reqNote uint32
@@ -276,17 +277,17 @@ type session struct {
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
 
 	// A HAR may hold several MCP sessions (a desktop host's traffic to
-	// several servers, reconnections): each is a part with its own
-	// requests, keyed by endpoint and session (see partKey; each WebSocket
+	// several servers, reconnections): each is an MCP session with its own
+	// requests, keyed by endpoint and session (see sessionKey; each WebSocket
 	// connection is its own). So may an MCP host's log (Claude Desktop's
 	// mcp.log, or per-server logs joined): each server named on its lines
-	// is a part (see logPartKey). t, deferredIdx and lostStream, and
-	// run, are those of the part in use, p.
-	p         *part
-	parts     []*part
-	partIdx   map[string]*part
-	partLimit int // the number of parts at which idle ones are forgotten, if above maxParts
-	// seen remembers the SSE events with ids of all parts, for
+	// is an MCP session (see logSessionKey). t, deferredIdx and lostStream, and
+	// run, are those of the MCP session in use, p.
+	p            *mcpSession
+	sessions     []*mcpSession
+	sessionIdx   map[string]*mcpSession
+	sessionLimit int // the number of MCP sessions at which idle ones are forgotten, if above maxSessions
+	// seen remembers the SSE events with ids of all MCP sessions, for
 	// redeliveries.
 	seen seenEvents
 
@@ -312,11 +313,11 @@ type session struct {
 	// read is shorter than its content.size: the capture tool kept only
 	// part of it.
 	cut string
-	// redirectNext is the part of a HAR entry answered with a redirect
+	// redirectNext is the MCP session of a HAR entry answered with a redirect
 	// (3xx), and redirectFrom that of the entry before the one being read,
 	// if it was one.
-	redirectNext, redirectFrom *part
-	// run is the run of the server in use (see part) that the lines of an
+	redirectNext, redirectFrom *mcpSession
+	// run is the run of the server in use (see mcpSession) that the lines of an
 	// MCP host's log being read belong to.
 	run logRunState
 	// logNameFirst says where the server's name stood on the latest line
@@ -361,12 +362,12 @@ type session struct {
 	bytes                      int64
 }
 
-func newSession(c *checker, file string) *session {
-	return &session{c: c, file: file, t: newTable(nil), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
+func newCapture(c *checker, file string) *capture {
+	return &capture{c: c, file: file, t: newTable(nil), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
 }
 
 // report emits a finding at pos.
-func (s *session) report(pos position, level, kind, msg string, f *finding) {
+func (s *capture) report(pos position, level, kind, msg string, f *finding) {
 	if f == nil {
 		f = &finding{}
 	}
@@ -405,19 +406,19 @@ func (s *session) report(pos position, level, kind, msg string, f *finding) {
 }
 
 // invalid reports a line, body or element that is not a JSON-RPC message.
-func (s *session) invalid(pos position, loc, msg string) {
+func (s *capture) invalid(pos position, loc, msg string) {
 	s.report(pos, levelError, kindInvalid, loc+msg, s.where())
 }
 
 // where returns a finding holding where in a line or entry the message
 // being read is (the facts that loc prefixes give in the text).
-func (s *session) where() *finding {
+func (s *capture) where() *finding {
 	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, BodyLine: s.bodyLine, Element: s.element}
 }
 
 // message handles one JSON object that should be a JSON-RPC 2.0 message,
 // given as the raw values of its members.
-func (s *session) message(pos position, loc string, dir direction, m *fields) {
+func (s *capture) message(pos position, loc string, dir direction, m *fields) {
 	if m.dup != 0 {
 		s.invalid(pos, loc, fmt.Sprintf("not JSON-RPC 2.0 as every peer reads it: %s named more than once (counting case variants), and peers differ in which one they read (encoding/json reads the last)", memberNames(m.dup)))
 		return
@@ -492,7 +493,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 
 // methodOf decodes a method name, sharing the strings of names seen
 // before (allocating nothing for them).
-func (s *session) methodOf(raw []byte) (string, bool) {
+func (s *capture) methodOf(raw []byte) (string, bool) {
 	if len(raw) >= 2 && raw[0] == '"' {
 		if m, ok := s.rawMethods[string(raw)]; ok {
 			return m, true
@@ -555,7 +556,7 @@ func idError(raw []byte, err error) string {
 // causes of a null-id response (see nullResponse), and MCP's
 // notifications/cancelled marks a cancelled request, which need not be
 // answered (MCP: receivers should not respond to it).
-func (s *session) notification(pos position, dir direction, method string, params json.RawMessage) {
+func (s *capture) notification(pos position, dir direction, method string, params json.RawMessage) {
 	s.t.sides[sideOf(dir == fromServer)].notified(method, s.intern(method), pos.n())
 	if method != "notifications/cancelled" || len(params) == 0 {
 		return
@@ -592,7 +593,7 @@ var serverMethods = map[string]bool{"sampling/createMessage": true, "roots/list"
 
 // noteMethod tracks direction markers: it records the first unmarked request
 // whose method suggests the server sent it.
-func (s *session) noteMethod(method string, pos position) {
+func (s *capture) noteMethod(method string, pos position) {
 	if method == "initialize" {
 		s.initialized = true
 	}
@@ -604,7 +605,7 @@ func looksServerSent(method string, initialized bool) bool {
 
 // withHint appends the marker hint to a finding's message when one of
 // the requests it is about (refs) is unmarked and looks server-sent.
-func (s *session) withHint(msg string, f *finding, refs ...ref) string {
+func (s *capture) withHint(msg string, f *finding, refs ...ref) string {
 	if s.marked || s.har {
 		return msg
 	}
@@ -623,7 +624,7 @@ func (s *session) withHint(msg string, f *finding, refs ...ref) string {
 
 // intern returns the display form of a method name, shared between
 // requests.
-func (s *session) intern(method string) string {
+func (s *capture) intern(method string) string {
 	if m, ok := s.methods[method]; ok {
 		return m
 	}
@@ -635,7 +636,7 @@ func (s *session) intern(method string) string {
 }
 
 // request handles a request with an id.
-func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, method string) {
+func (s *capture) request(pos position, dir direction, id rpcid.ID, raw []byte, method string) {
 	server := dir == fromServer
 	if dir == fromUnknown {
 		s.noteMethod(method, pos)
@@ -689,12 +690,12 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		// whose session this is: the request sent there again is the same
 		// request, as one sent again to the same origin is.
 		here := s.p
-		s.usePart(from)
+		s.useSession(from)
 		fsd := &s.t.sides[si]
 		if y, ok := fsd.get(key); ok && s.t.at(y).flags&(fAnswered|fFailed) == fFailed && s.t.method(y) == t.method(x) {
 			s.retire(fsd, key, y, true)
 		}
-		s.usePart(here)
+		s.useSession(here)
 	}
 	if y, ok := sd.get(key); ok && t.at(y).flags&(fAnswered|fCancelled) == fCancelled {
 		// The id of a request its sender cancelled, sent again. The sender
@@ -768,7 +769,7 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 // again with the same method (retried) is the same request: y is
 // forgotten, and only the new attempt is checked. Otherwise y stays
 // unanswered, and finish reports it with its HTTP status.
-func (s *session) retire(sd *side, key idKey, y ref, retried bool) {
+func (s *capture) retire(sd *side, key idKey, y ref, retried bool) {
 	t := s.t
 	r := t.at(y)
 	t.jsUnlink(sd, y)
@@ -819,7 +820,7 @@ func isCanonicalInt(raw []byte, n int64) bool {
 
 // matchDeferred answers the new request x with a HAR response read
 // before it, if one has an Equal id.
-func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
+func (s *capture) matchDeferred(si int, key rpcid.Key, x ref) {
 	m := s.deferredIdx[si]
 	list := m[key]
 	if len(list) == 0 {
@@ -843,7 +844,7 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 
 // response handles a response. toClient is true when it answers a request
 // of the client.
-func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw []byte) {
+func (s *capture) response(pos position, toClient bool, id rpcid.ID, raw, errRaw []byte) {
 	si := sideOf(!toClient)
 	t := s.t
 	sd := &t.sides[si]
@@ -929,14 +930,14 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 // refuse records the error errRaw of a non-2xx HTTP response as the
 // transport's refusal of the exchange (see session.refusal), idNote saying
 // what its id was.
-func (s *session) refuse(errRaw []byte, idNote string) {
+func (s *capture) refuse(errRaw []byte, idNote string) {
 	if s.refusal == "" {
 		s.refusal = describeError(errRaw).text + ", with " + idNote
 	}
 }
 
 // deferResponse keeps a HAR response that matches no request yet.
-func (s *session) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
+func (s *capture) deferResponse(pos position, si int, id rpcid.ID, raw []byte) {
 	if s.deferredIdx[si] == nil {
 		s.deferredIdx[si] = map[rpcid.Key][]int{}
 	}
@@ -991,7 +992,7 @@ func (t *table) unqueue(head, x ref) {
 // requests on that POST's response before any other (see restore.Table);
 // otherwise, and when the exchange sent no such request, head, the
 // earliest sent.
-func (s *session) own(pos position, sd *side, key idKey, head ref) ref {
+func (s *capture) own(pos position, sd *side, key idKey, head ref) ref {
 	t := s.t
 	if s.bodyName != "response" || len(s.ownDups) == 0 || t.at(head).pos == pos.n() {
 		return head
@@ -1019,7 +1020,7 @@ type ownDup struct {
 }
 
 // answer matches the response at pos (id, raw) to the pending request x.
-func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte) {
+func (s *capture) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte) {
 	t := s.t
 	r := t.at(x)
 	key := keyOf(id)
@@ -1153,19 +1154,19 @@ func reqWord(server bool) string {
 }
 
 // describe names a request for other findings: request 2 (line 7, tools/call).
-func (s *session) describe(x ref) string {
+func (s *capture) describe(x ref) string {
 	r := s.t.at(x)
 	return fmt.Sprintf("%s %s (%s, %s)", reqWord(r.flags&fServer != 0), show(r.raw()), s.posOf(r), s.t.method(x))
 }
 
-func (s *session) posOf(r *request) position {
+func (s *capture) posOf(r *request) position {
 	if s.har {
 		return position{entry: int(r.pos)}
 	}
 	return position{line: int(r.pos)}
 }
 
-func (s *session) ref(x ref) *requestRef {
+func (s *capture) ref(x ref) *requestRef {
 	r := s.t.at(x)
 	p := s.posOf(r)
 	return &requestRef{Line: p.line, Entry: p.entry, ID: r.raw(), Method: s.t.method(x)}
@@ -1231,7 +1232,7 @@ func describeError(raw []byte) errorInfo {
 // of its own later) as a fact; whether the response is likely that
 // request's answer is said at the end, in the finding of that request if
 // it was never answered.
-func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq, again ref) {
+func (s *capture) nullResponse(pos position, si int, raw, errRaw []byte, nullReq, again ref) {
 	f := &finding{ID: clone(raw)}
 	var msg string
 	// second names the request sent with a null id and answered already,
@@ -1333,7 +1334,7 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 // HTTP exchange, from which no request is pending), and how says why.
 // x is the pending request the response may answer instead (see likely):
 // a message naming its method as well is no evidence.
-func (s *session) noticeFor(si int, pos position, message string, x ref) (*notice, string, bool) {
+func (s *capture) noticeFor(si int, pos position, message string, x ref) (*notice, string, bool) {
 	ns := s.t.sides[si].notices
 	if len(ns) == 0 {
 		return nil, "", false
@@ -1358,7 +1359,7 @@ func (s *session) noticeFor(si int, pos position, message string, x ref) (*notic
 // namesMethod reports whether text names the method name as a word of its
 // own: not inside a longer name.
 func namesMethod(text, name string) bool {
-	part := func(c byte) bool {
+	mcpSession := func(c byte) bool {
 		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '/' || c == '_' || c == '-'
 	}
 	for from := 0; ; {
@@ -1368,7 +1369,7 @@ func namesMethod(text, name string) bool {
 		}
 		i += from
 		end := i + len(name)
-		if (i == 0 || !part(text[i-1])) && (end == len(text) || !part(text[end])) {
+		if (i == 0 || !mcpSession(text[i-1])) && (end == len(text) || !mcpSession(text[end])) {
 			return true
 		}
 		from = i + 1
@@ -1376,7 +1377,7 @@ func namesMethod(text, name string) bool {
 }
 
 // posAt returns the position of line or entry n.
-func (s *session) posAt(n int64) position {
+func (s *capture) posAt(n int64) position {
 	if s.har {
 		return position{entry: int(n)}
 	}
@@ -1384,7 +1385,7 @@ func (s *session) posAt(n int64) position {
 }
 
 // answeredAt returns where the answered request x got its answer.
-func (s *session) answeredAt(x ref) position {
+func (s *capture) answeredAt(x ref) position {
 	if s.har {
 		return position{entry: int(s.t.at(x).ans())}
 	}
@@ -1392,7 +1393,7 @@ func (s *session) answeredAt(x ref) position {
 }
 
 // note returns the index+1 of a note in s.notes, adding it if new.
-func (s *session) note(text string) uint32 {
+func (s *capture) note(text string) uint32 {
 	i, ok := s.noteIndex[text]
 	if !ok {
 		if len(s.notes) >= 4096 {
@@ -1411,7 +1412,7 @@ func (s *session) note(text string) uint32 {
 // pending request of that side not already taken by a null-id response.
 // It is the one pending when the response came: it may still get an answer
 // of its own later.
-func (s *session) likely(si int) (ref, string) {
+func (s *capture) likely(si int) (ref, string) {
 	server := si == 1
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
@@ -1433,7 +1434,7 @@ func (s *session) likely(si int) (ref, string) {
 
 // finish reports the HAR responses that never found a request and the
 // requests never answered, in the order they were sent.
-func (s *session) finish() {
+func (s *capture) finish() {
 	// A capture of only tail headers is JSON Lines (s.log is logNone).
 	s.replayHeld()
 	s.c.logOther += s.logOther
@@ -1441,7 +1442,7 @@ func (s *session) finish() {
 	for i := range s.deferred {
 		if d := &s.deferred[i]; !d.taken {
 			if d.p != nil {
-				s.usePart(s.partFor(d))
+				s.useSession(s.sessionFor(d))
 			}
 			if d.undelivered {
 				sd := &s.t.sides[d.side]
@@ -1455,26 +1456,26 @@ func (s *session) finish() {
 			s.reqNote = 0
 		}
 	}
-	s.reportOpen(s.parts)
+	s.reportOpen(s.sessions)
 	if s.messages == 0 {
 		s.nothingToCheck()
 	}
 }
 
-// reportOpen reports the requests of parts (none: of the session's only
+// reportOpen reports the requests of sessions (none: of the capture's only
 // table) never answered, in the order they were sent.
-func (s *session) reportOpen(parts []*part) {
+func (s *capture) reportOpen(sessions []*mcpSession) {
 	type openRequest struct {
-		p *part
+		p *mcpSession
 		x ref
 	}
 	var open []openRequest
-	if len(parts) == 0 {
-		parts = []*part{nil}
+	if len(sessions) == 0 {
+		sessions = []*mcpSession{nil}
 	}
-	for _, p := range parts {
+	for _, p := range sessions {
 		if p != nil {
-			s.usePart(p)
+			s.useSession(p)
 		}
 		for i := range s.t.slab {
 			if r := &s.t.slab[i]; r.flags&fLive != 0 && r.flags&fAnswered == 0 {
@@ -1492,7 +1493,7 @@ func (s *session) reportOpen(parts []*part) {
 	})
 	for _, o := range open {
 		if o.p != nil {
-			s.usePart(o.p)
+			s.useSession(o.p)
 		}
 		x := o.x
 		r := s.t.at(x)
@@ -1597,7 +1598,7 @@ type logRunState struct {
 // holds no message yet: VS Code writes "Starting server NAME" and
 // "Connection state: Starting" for one start. Other servers' runs are their
 // own.
-func (s *session) logRun(pos position, once bool) {
+func (s *capture) logRun(pos position, once bool) {
 	r := &s.run
 	switch {
 	case once && !r.held && r.at != 0:
@@ -1606,7 +1607,7 @@ func (s *session) logRun(pos position, once bool) {
 		// The log starts here for this server, or its lines before held
 		// no message: nothing to keep apart.
 	case r.ended || once:
-		s.reportOpen([]*part{s.p})
+		s.reportOpen([]*mcpSession{s.p})
 		s.t = newTable(s.t.ring)
 		s.initialized = false
 	case r.overlap == "" && r.at == 0:
@@ -1619,7 +1620,7 @@ func (s *session) logRun(pos position, once bool) {
 
 // nothingToCheck reports a capture without a JSON-RPC message: an empty
 // or truncated capture must not pass as clean.
-func (s *session) nothingToCheck() {
+func (s *capture) nothingToCheck() {
 	var what string
 	// The file breaks off inside or between its entries: they are those
 	// read before it does.
@@ -1658,18 +1659,18 @@ func (s *session) nothingToCheck() {
 				what = "the 1 entry read before the file stops being valid has no JSON-RPC 2.0 message"
 			}
 		}
-		var parts []string
+		var sessions []string
 		for _, k := range sortedKeys(s.skipped) {
-			parts = append(parts, fmt.Sprintf("%d %s", s.skipped[k], k))
+			sessions = append(sessions, fmt.Sprintf("%d %s", s.skipped[k], k))
 		}
 		for _, k := range sortedKeys(s.otherEvents) {
-			parts = append(parts, fmt.Sprintf("%s of type %s", plural(s.otherEvents[k], "event"), base.ShowString(k)))
+			sessions = append(sessions, fmt.Sprintf("%s of type %s", plural(s.otherEvents[k], "event"), base.ShowString(k)))
 		}
 		if s.skippedFrames > 0 {
-			parts = append(parts, plural(s.skippedFrames, "WebSocket message")+" without JSON-RPC")
+			sessions = append(sessions, plural(s.skippedFrames, "WebSocket message")+" without JSON-RPC")
 		}
-		if len(parts) > 0 {
-			what += " (bodies not examined: " + strings.Join(parts, ", ") + ")"
+		if len(sessions) > 0 {
+			what += " (bodies not examined: " + strings.Join(sessions, ", ") + ")"
 		}
 		if s.lostSockets > 0 {
 			what += fmt.Sprintf("; the messages of its %s are not in the capture", plural(s.lostSockets, "WebSocket connection"))
@@ -1722,7 +1723,7 @@ const maxSafe = 1<<53 - 1
 // int64, spelled as integers; the Python SDK's ids are strict integers,
 // which it keeps exactly, but a number spelled with a fraction or an
 // exponent is a float to its JSON parser, which it refuses.
-func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []byte, method string) bool {
+func (s *capture) numericWarnings(pos position, what string, id rpcid.ID, raw []byte, method string) bool {
 	facts, ok := numberFactsOf(id, raw)
 	if !ok {
 		return false
@@ -1764,7 +1765,7 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		s.report(pos, levelWarning, kindFractional, msg, f)
 		return true
 	}
-	var parts []string
+	var sessions []string
 	if !facts.Int64 {
 		bound := "above 2^63-1"
 		if raw[0] == '-' {
@@ -1781,15 +1782,15 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		if facts.GoSDK == goSDKRefuses {
 			gosdk = goSDKRefusal
 		}
-		parts = append(parts, fmt.Sprintf("%s id %s is beyond int64 (%s): %s, %s", what, show(raw), bound, gosdk, sdks))
+		sessions = append(sessions, fmt.Sprintf("%s id %s is beyond int64 (%s): %s, %s", what, show(raw), bound, gosdk, sdks))
 		if facts.Float64Exact {
-			parts = append(parts, "float64 holds it exactly")
+			sessions = append(sessions, "float64 holds it exactly")
 		} else {
 			readers := "JavaScript's JSON.parse reads"
 			if !isPlainInt(raw) {
 				readers = "JavaScript's JSON.parse and Python read"
 			}
-			parts = append(parts, "it is not exactly representable as a float64 ("+readers+" it as "+facts.Float64+")")
+			sessions = append(sessions, "it is not exactly representable as a float64 ("+readers+" it as "+facts.Float64+")")
 		}
 	} else {
 		bound := "above 2^53-1"
@@ -1797,7 +1798,7 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			bound = "below -(2^53-1)"
 		}
 		if facts.Float64Exact {
-			parts = append(parts, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read this id as it is", what, show(raw), bound))
+			sessions = append(sessions, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read this id as it is", what, show(raw), bound))
 		} else {
 			gosdk := facts.GoSDK
 			if gosdk == "overflow" {
@@ -1807,12 +1808,12 @@ func (s *session) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			if gosdk != facts.Float64 {
 				readers = "JavaScript's JSON.parse reads it as " + facts.Float64 + " and go-sdk as " + gosdk
 			}
-			parts = append(parts, fmt.Sprintf("%s id %s is %s and not exactly representable as a float64: %s, which can match a different request",
+			sessions = append(sessions, fmt.Sprintf("%s id %s is %s and not exactly representable as a float64: %s, which can match a different request",
 				what, show(raw), bound, readers))
 		}
 	}
-	parts = append(parts, "the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)")
-	s.report(pos, levelWarning, kindUnsafeInteger, strings.Join(parts, "; "), f)
+	sessions = append(sessions, "the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)")
+	s.report(pos, levelWarning, kindUnsafeInteger, strings.Join(sessions, "; "), f)
 	return true
 }
 
@@ -2027,7 +2028,7 @@ func isPlainInt(raw []byte) bool {
 
 // unmatched reports a response whose id matches no pending request, and
 // what the lax normalizers would have done with it.
-func (s *session) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
+func (s *capture) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 	t := s.t
 	sd := &t.sides[si]
 	var lax []laxMatch
