@@ -206,7 +206,7 @@ var stdinWait = 2 * time.Second
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := Cmd.NewFlags(stderr)
-	jsonOut := fs.Bool("json", false, "print findings as JSON objects, one per line (summary to standard error)")
+	jsonOut := fs.Bool("json", false, "print each finding as a JSON object (summary to standard error)")
 	if code, ok := Cmd.ParseFlags(fs, args, stdout); !ok {
 		return code
 	}
