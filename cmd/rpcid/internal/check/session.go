@@ -183,13 +183,90 @@ func (s *capture) useSession(p *mcpSession) {
 }
 
 // capture checks one capture file: it reads the file in its format and
-// matches the requests and responses of each MCP session it holds.
+// matches the requests and responses of each MCP session it holds. Its state
+// is grouped by concern in the structs it embeds.
 type capture struct {
 	c    *checker
 	file string
-	t    *table
-	seq  uint32
-	har  bool
+	har  bool // the capture is a HAR file
+	// encoding says why the capture could not be read as text, for the
+	// nothing-to-check finding.
+	encoding string
+	msgs     []fields       // reused by payload
+	scanned  []scan.Message // reused by scanText
+
+	matcher    // requests and responses of the MCP session in use
+	sessionSet // the MCP sessions of the capture
+	cursor     // where the message being read is
+	harState   // the HAR file being read
+	noteBook   // notes on why requests went unanswered
+	logState   // the MCP host's log being read
+	linesState // the JSON Lines capture being read
+	tally      // what the capture held
+}
+
+// matcher matches the responses of the MCP session in use to its requests.
+type matcher struct {
+	t   *table
+	seq uint32
+	// lostAll is a text that may answer any request of any MCP session (a
+	// line of an MCP host's log too long to examine, the entries a HAR file
+	// cut short lacks); lostIDs counts the entries made in the sides'
+	// lostIDs and lostReqIDs (see lostText).
+	lostAll    lostAny
+	lostIDs    int
+	methods    map[string]string // interned method names, by name: their display form
+	rawMethods map[string]string // method names, by JSON text
+
+	deferred    []deferredResponse
+	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+}
+
+// sessionSet holds the MCP sessions of a capture. A HAR may hold several
+// (a desktop host's traffic to several servers, reconnections): each is an
+// mcpSession with its own requests, keyed by endpoint and session (see
+// sessionKey; each WebSocket connection is its own). So may an MCP host's
+// log (Claude Desktop's mcp.log, or per-server logs joined): each server
+// named on its lines is an MCP session (see logSessionKey). The matcher's
+// t and deferredIdx, lostStream, and the log's run, are those of the MCP
+// session in use, p.
+type sessionSet struct {
+	p            *mcpSession
+	sessions     []*mcpSession
+	sessionIdx   map[string]*mcpSession
+	sessionLimit int // the number of MCP sessions at which idle ones are forgotten, if above maxSessions
+	// seen remembers the SSE events with ids of all MCP sessions, for
+	// redeliveries.
+	seen       seenEvents
+	lostStream int // the first HAR entry with an event stream and no body, or 0
+	firstLost  int // the same, of all MCP sessions
+}
+
+// cursor is where the message being read is, and what the text it is in
+// has shown so far.
+type cursor struct {
+	// HAR body ("request" or "response") and SSE event, and batch element
+	// (0: none).
+	bodyName              string
+	event, element, frame int
+	bodyLine              int   // the line of a newline-delimited HAR body
+	offsetBase            int64 // where the JSON text being read starts in its HAR body
+	// atEOF says the JSON Lines line being read ends the input without a
+	// LF (see lostText).
+	atEOF bool
+	// strict: the HAR body being read is the answer to a JSON-RPC request
+	// (or a WebSocket connection carrying JSON-RPC), examined whatever it
+	// holds; httpError: it is the body of a response with a status other
+	// than 2xx. examined and passed say whether any of the body's JSON
+	// texts was examined or passed over as no JSON-RPC (see notRPC), and
+	// hasRPC whether it held a JSON-RPC 2.0 message.
+	strict, httpError        bool
+	examined, passed, hasRPC bool
+}
+
+// harState is the state of the HAR file being read: the file as a whole
+// and the entry being read.
+type harState struct {
 	// harBroken says why a HAR file could not be read from some point on
 	// (before its first entry, inside an entry or after one), for the
 	// nothing-to-check finding; harBrokenAfterEntries, that the point is
@@ -200,32 +277,16 @@ type capture struct {
 	harBrokenAfterEntries bool
 	harBase               int64
 	// final: the HAR has been read; deferred responses are matched now.
-	final bool
-
-	msgs []fields // reused by payload
-	// Where the message being read is: HAR body ("request" or
-	// "response") and SSE event, and batch element (0: none).
-	bodyName              string
-	event, element, frame int
-	bodyLine              int            // the line of a newline-delimited HAR body
-	offsetBase            int64          // where the JSON text being read starts in its HAR body
-	scanned               []scan.Message // reused by scanText
-	entryRequests         []ref          // HAR: requests of the current entry
+	final         bool
+	entryRequests []ref // requests of the current entry
 	// ownDups are the first client requests of the HAR entry being read
 	// queued behind a pending request of an earlier entry with an Equal
 	// id, by its key: a response in the entry's response body answers
 	// them first (see own).
 	ownDups map[idKey]ownDup
 	// entryLost are the texts of the response body of the HAR entry being
-	// read that could not be read, for the requests of its POST; lostAll
-	// is a text that may answer any request of any MCP session (a line of an MCP
-	// host's log too long to examine, the entries a HAR file cut short
-	// lacks); atEOF says the JSON Lines line being read ends the input
-	// without a LF (see lostText).
+	// read that could not be read, for the requests of its POST.
 	entryLost []entryLost
-	lostAll   lostAny
-	atEOF     bool
-	lostIDs   int // entries made in the sides' lostIDs and lostReqIDs
 	// failedExchange: the HAR entry being read has a response status
 	// other than 2xx (and not a missing one), so a client answer in its
 	// request body did not reach the server, or may not have; undelivered
@@ -245,14 +306,6 @@ type capture struct {
 	undelivered      []ref
 	undeliveredLater []int
 	refusal          string
-	notes            []string
-	noteIndex        map[string]uint32
-	noBody           map[uint32]bool // notes of HAR responses without a body
-	noAnswer         map[uint32]bool // notes of HAR 2xx responses whose body held no answer
-	accepted         uint32          // the note of requests answered 202 Accepted in a HAR, or 0
-	noContent        uint32          // the note of requests answered 204 No Content in a HAR, or 0
-	lostStream       int             // the first HAR entry with an event stream and no body, or 0
-	firstLost        int             // the same, of all MCP sessions
 	// reqNote is the note of the HAR entry being read when the body of its
 	// request is missing, for the responses in it that match no request.
 	reqNote uint32
@@ -261,64 +314,43 @@ type capture struct {
 	inWebSocket bool
 	// resumed: the HAR entry being read is a GET with Last-Event-ID, a
 	// client resuming an event stream (see redelivered).
-	resumed bool
-	// strict: the HAR body being read is the answer to a JSON-RPC request
-	// (or a WebSocket connection carrying JSON-RPC), examined whatever it
-	// holds; httpError: it is the body of a response with a status other
-	// than 2xx. examined and passed say whether any of the body's JSON
-	// texts was examined or passed over as no JSON-RPC (see notRPC), and
-	// hasRPC whether it held a JSON-RPC 2.0 message.
-	strict, httpError        bool
-	examined, passed, hasRPC bool
-	methods                  map[string]string // interned method names, by name: their display form
-	rawMethods               map[string]string // method names, by JSON text
+	resumed    bool
+	unreadable bool // the response body of the HAR entry being read could not be decoded
+	// cut, if not "", says that the response body of the HAR entry being
+	// read is shorter than its content.size: the capture tool kept only
+	// part of it.
+	cut string
+	// redirectNext is the MCP session of a HAR entry answered with a
+	// redirect (3xx), and redirectFrom that of the entry before the one
+	// being read, if it was one.
+	redirectNext, redirectFrom *mcpSession
+}
 
-	deferred    []deferredResponse
-	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+// noteBook holds the notes that say why requests may have gone unanswered,
+// each once (see note).
+type noteBook struct {
+	notes     []string
+	noteIndex map[string]uint32
+	noBody    map[uint32]bool // notes of HAR responses without a body
+	noAnswer  map[uint32]bool // notes of HAR 2xx responses whose body held no answer
+	accepted  uint32          // the note of requests answered 202 Accepted in a HAR, or 0
+	noContent uint32          // the note of requests answered 204 No Content in a HAR, or 0
+}
 
-	// A HAR may hold several MCP sessions (a desktop host's traffic to
-	// several servers, reconnections): each is an MCP session with its own
-	// requests, keyed by endpoint and session (see sessionKey; each WebSocket
-	// connection is its own). So may an MCP host's log (Claude Desktop's
-	// mcp.log, or per-server logs joined): each server named on its lines
-	// is an MCP session (see logSessionKey). t, deferredIdx and lostStream, and
-	// run, are those of the MCP session in use, p.
-	p            *mcpSession
-	sessions     []*mcpSession
-	sessionIdx   map[string]*mcpSession
-	sessionLimit int // the number of MCP sessions at which idle ones are forgotten, if above maxSessions
-	// seen remembers the SSE events with ids of all MCP sessions, for
-	// redeliveries.
-	seen seenEvents
-
-	// encoding says why the capture could not be read as text, for the
-	// nothing-to-check finding.
-	encoding string
+// logState is the state of the MCP host's log being read (see logLine).
+type logState struct {
 	// held are the tail headers before the first other non-blank line
 	// (see heldLine), read when it says what the capture is.
 	held []heldLine
-	// loneBracket: the first non-blank line of a JSON Lines capture is
-	// only firstByte, "{" or "[" (JSON printed over several lines).
-	loneBracket bool
-	firstByte   string
 	// log: the capture is an MCP host's log (see logLine); logOther
 	// counts its lines without a message.
 	log      int
 	logOther int
 	// logMarked counts the lines of an MCP host's log that say they hold
 	// a message.
-	logMarked  int
-	unreadable bool // the response body of the HAR entry being read could not be decoded
-	// cut, if not "", says that the response body of the HAR entry being
-	// read is shorter than its content.size: the capture tool kept only
-	// part of it.
-	cut string
-	// redirectNext is the MCP session of a HAR entry answered with a redirect
-	// (3xx), and redirectFrom that of the entry before the one being read,
-	// if it was one.
-	redirectNext, redirectFrom *mcpSession
-	// run is the run of the server in use (see mcpSession) that the lines of an
-	// MCP host's log being read belong to.
+	logMarked int
+	// run is the run of the server in use (see mcpSession) that the lines
+	// of an MCP host's log being read belong to.
 	run logRunState
 	// logNameFirst says where the server's name stood on the latest line
 	// of an MCP host's log whose level word told it (see logServer): 1 in
@@ -334,20 +366,29 @@ type capture struct {
 	logFile string
 	// logSent is who sent the messages of a go-sdk log's "write: " lines.
 	logSent direction
+}
 
-	// Direction markers (JSON Lines): whether any line had one, and the
-	// first unmarked request with a method only servers send.
+// linesState is what a JSON Lines capture has shown of its lines.
+type linesState struct {
+	// loneBracket: the first non-blank line of a JSON Lines capture is
+	// only firstByte, "{" or "[" (JSON printed over several lines).
+	loneBracket bool
+	firstByte   string
+	// Direction markers: whether any line had one, and the first unmarked
+	// request with a method only servers send.
 	marked bool
 	// unmarkedLines counts the JSON Lines lines with a message and no
 	// direction marker, firstUnmarked is the first of them.
 	unmarkedLines, firstUnmarked int
 	initialized                  bool
+}
 
+// tally is what the capture held, for the summary and the nothing-to-check
+// finding.
+type tally struct {
 	// counts are the messages read, added to the checker's when the
 	// capture has been read to its end.
-	counts counts
-
-	// What the capture held, for the nothing-to-check finding.
+	counts   counts
 	messages int
 	nonBlank int
 	entries  int
@@ -363,7 +404,13 @@ type capture struct {
 }
 
 func newCapture(c *checker, file string) *capture {
-	return &capture{c: c, file: file, t: newTable(nil), noteIndex: map[string]uint32{}, noBody: map[uint32]bool{}, noAnswer: map[uint32]bool{}, methods: map[string]string{}}
+	s := &capture{c: c, file: file}
+	s.t = newTable(nil)
+	s.noteIndex = map[string]uint32{}
+	s.noBody = map[uint32]bool{}
+	s.noAnswer = map[uint32]bool{}
+	s.methods = map[string]string{}
+	return s
 }
 
 // report emits a finding at pos.
