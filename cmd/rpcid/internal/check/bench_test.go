@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/rpcid/rpcid/internal/testenv"
 	"io"
 	"math/big"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	capturegen "github.com/rpcid/rpcid/cmd/rpcid/internal/capture"
+	"github.com/rpcid/rpcid/internal/testenv"
 )
 
 var benchCapture = sync.OnceValue(func() []byte {
