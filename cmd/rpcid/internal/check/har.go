@@ -26,21 +26,24 @@ type harEntry struct {
 	} `json:"request"`
 	// Response is nil when the entry has none (a HAR written with
 	// requests only).
-	Response *struct {
-		Status     int                `json:"status"`
-		StatusText string             `json:"statusText"`
-		Headers    loose[[]harHeader] `json:"headers"`
-		Content    harContent         `json:"content"`
-		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
-		// with status 0; without it, status 0 is also a request still
-		// waiting for its response when the HAR was written.
-		Error loose[string] `json:"_error"`
-	} `json:"response"`
+	Response *harResponse `json:"response"`
 	// ResourceType is Chrome's kind of request ("websocket", "fetch").
 	ResourceType loose[string] `json:"_resourceType"`
 	// WebSocketMessages are the frames of a WebSocket connection, as
 	// Chrome and mitmproxy record them.
 	WebSocketMessages loose[[]loose[harWSMessage]] `json:"_webSocketMessages"`
+}
+
+// harResponse is the response of a HAR entry.
+type harResponse struct {
+	Status     int                `json:"status"`
+	StatusText string             `json:"statusText"`
+	Headers    loose[[]harHeader] `json:"headers"`
+	Content    harContent         `json:"content"`
+	// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
+	// with status 0; without it, status 0 is also a request still
+	// waiting for its response when the HAR was written.
+	Error loose[string] `json:"_error"`
 }
 
 // loose is a member that tools write in shapes of their own (extensions
@@ -193,122 +196,48 @@ func (c *harContent) recorded() bool {
 
 // readHAR reads a HAR capture one entry at a time with a streaming decoder.
 func (s *capture) readHAR(r io.Reader) error {
-	dec := json.NewDecoder(r)
-	entry := 0           // the entries read, HAR entries or not
-	inEntry := false     // the text that could not be read is an entry's
-	entriesDone := false // the entries array has ended
-	value := false       // the error is a Decode's of a whole value
-	bad := func(err error) error {
-		var se *json.SyntaxError
-		// io.EOF too: the decoder returns it where a member name or value
-		// should start, and a capture detected as HAR that ends there is
-		// truncated, not unreadable.
-		if !errors.As(err, &se) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errMalformedHAR) {
-			return err
-		}
-		where := ""
-		switch {
-		case inEntry:
-			where = fmt.Sprintf(" inside entry %d", entry+1)
-		case entry > 0:
-			where = fmt.Sprintf(" after entry %d", entry)
-		}
-		detail, cut := harFault(dec, err, value, s.harBase)
-		msg := "not a valid HAR file" + where + ": " + detail
-		if cut {
-			msg = fmt.Sprintf("not a valid HAR file: it is cut short%s (%s)", where, detail)
-		}
-		s.harBroken, s.harBrokenAfterEntries = msg, entriesDone
-		if entry == 0 {
-			// Broken before any entry could be read, or inside the first:
-			// there is no entry to name, and the one finding is that
-			// nothing could be checked.
-			return nil
-		}
-		pos := position{} // between entries, or after them: the file's
-		if inEntry {
-			pos = position{entry: entry + 1}
-		}
-		s.invalid(pos, "", msg)
-		// The entries the file lacks, and the one it breaks in, may hold
-		// answers.
-		why := fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (%s), and the rest is not read", entry, detail)
-		if cut {
-			why = fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (it is cut short%s: %s)", entry, where, detail)
-		}
-		s.lostAll = lostAny{^uint32(0), why}
-		return nil
-	}
-	badValue := func(err error) error {
-		value = true
-		return bad(err)
-	}
+	h := &harReader{s: s, dec: json.NewDecoder(r)}
+	dec := h.dec
 	if err := expectDelim(dec, '{'); err != nil {
-		return bad(err)
+		return h.bad(err)
 	}
 	sawEntries := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 		if key != "log" {
 			if err := skipValue(dec); err != nil {
-				return badValue(err)
+				return h.badValue(err)
 			}
 			continue
 		}
 		if err := expectDelim(dec, '{'); err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 		for dec.More() {
 			key, err := dec.Token()
 			if err != nil {
-				return bad(err)
+				return h.bad(err)
 			}
 			if key != "entries" {
 				if err := skipValue(dec); err != nil {
-					return badValue(err)
+					return h.badValue(err)
 				}
 				continue
 			}
 			sawEntries = true
-			if err := expectDelim(dec, '['); err != nil {
-				return bad(err)
+			if err := h.readEntries(); err != nil || h.stopped {
+				return err
 			}
-			for dec.More() {
-				var e harEntry
-				err := dec.Decode(&e)
-				entry++
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) {
-					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
-					s.badEntries++
-					continue
-				}
-				if err != nil {
-					entry--
-					// The entry being read is the broken one, unless the
-					// input ends before it starts (after a comma) or no
-					// comma comes before it.
-					var se *json.SyntaxError
-					inEntry = err != io.EOF && !(errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected comma"))
-					return badValue(err)
-				}
-				s.entries++
-				s.harEntry(entry, &e)
-			}
-			if err := expectDelim(dec, ']'); err != nil {
-				return bad(err)
-			}
-			entriesDone = true
 		}
 		if err := expectDelim(dec, '}'); err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 	}
 	if err := expectDelim(dec, '}'); err != nil {
-		return bad(err)
+		return h.bad(err)
 	}
 	if !sawEntries {
 		s.harBroken = "not a valid HAR file: it has no log.entries"
@@ -325,6 +254,107 @@ func (s *capture) readHAR(r io.Reader) error {
 		}
 		s.report(position{}, levelError, kindInvalid, fmt.Sprintf("not a valid HAR file: more data follows the HAR object (near byte %d), and is not read", at), nil)
 	}
+	return nil
+}
+
+// harReader is where readHAR is in a HAR file, for the findings when the
+// file cannot be read from some point on.
+type harReader struct {
+	s           *capture
+	dec         *json.Decoder
+	entry       int  // the entries read, HAR entries or not
+	inEntry     bool // the text that could not be read is an entry's
+	entriesDone bool // the entries array has ended
+	value       bool // the error is a Decode's of a whole value
+	stopped     bool // bad was called: the file is read no further
+}
+
+// readEntries reads the log.entries array, from its "[".
+func (h *harReader) readEntries() error {
+	s, dec := h.s, h.dec
+	if err := expectDelim(dec, '['); err != nil {
+		return h.bad(err)
+	}
+	for dec.More() {
+		var e harEntry
+		err := dec.Decode(&e)
+		h.entry++
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			s.invalid(position{entry: h.entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+			s.badEntries++
+			continue
+		}
+		if err != nil {
+			h.entry--
+			// The entry being read is the broken one, unless the
+			// input ends before it starts (after a comma) or no
+			// comma comes before it.
+			var se *json.SyntaxError
+			h.inEntry = err != io.EOF && !(errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected comma"))
+			return h.badValue(err)
+		}
+		s.entries++
+		s.harEntry(h.entry, &e)
+	}
+	if err := expectDelim(dec, ']'); err != nil {
+		return h.bad(err)
+	}
+	h.entriesDone = true
+	return nil
+}
+
+// badValue is bad for an error of a Decode of a whole value.
+func (h *harReader) badValue(err error) error {
+	h.value = true
+	return h.bad(err)
+}
+
+// bad handles err, which stopped the reading of a HAR file: a read error
+// is returned; a file cut short or not JSON from there on is reported (a
+// nothing-to-check finding before any entry, an invalid-message after),
+// and what the rest may hold is noted for the requests left unanswered.
+func (h *harReader) bad(err error) error {
+	h.stopped = true
+	s, entry := h.s, h.entry
+	var se *json.SyntaxError
+	// io.EOF too: the decoder returns it where a member name or value
+	// should start, and a capture detected as HAR that ends there is
+	// truncated, not unreadable.
+	if !errors.As(err, &se) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errMalformedHAR) {
+		return err
+	}
+	where := ""
+	switch {
+	case h.inEntry:
+		where = fmt.Sprintf(" inside entry %d", entry+1)
+	case entry > 0:
+		where = fmt.Sprintf(" after entry %d", entry)
+	}
+	detail, cut := harFault(h.dec, err, h.value, s.harBase)
+	msg := "not a valid HAR file" + where + ": " + detail
+	if cut {
+		msg = fmt.Sprintf("not a valid HAR file: it is cut short%s (%s)", where, detail)
+	}
+	s.harBroken, s.harBrokenAfterEntries = msg, h.entriesDone
+	if entry == 0 {
+		// Broken before any entry could be read, or inside the first:
+		// there is no entry to name, and the one finding is that
+		// nothing could be checked.
+		return nil
+	}
+	pos := position{} // between entries, or after them: the file's
+	if h.inEntry {
+		pos = position{entry: entry + 1}
+	}
+	s.invalid(pos, "", msg)
+	// The entries the file lacks, and the one it breaks in, may hold
+	// answers.
+	why := fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (%s), and the rest is not read", entry, detail)
+	if cut {
+		why = fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (it is cut short%s: %s)", entry, where, detail)
+	}
+	s.lostAll = lostAny{^uint32(0), why}
 	return nil
 }
 
@@ -491,34 +521,8 @@ func failed(e *harEntry) bool {
 // finish words their findings by it.
 func (s *capture) exchangeEnd(n int, e *harEntry) {
 	resp := e.Response
-	// mark gives each request of the entry the note i; failed marks them
-	// as ended by their HTTP exchange (see retire).
-	mark := func(i uint32, failed, keep bool) {
-		for _, x := range s.entryRequests {
-			r := s.t.at(x)
-			if r.flags&(fAnswered|fServer) != 0 {
-				// Answered, or a request of the server in the response
-				// body, whose answer the client sends in another exchange.
-				continue
-			}
-			if failed {
-				r.flags |= fFailed
-			}
-			if r.flags&fNullNote == 0 && (!keep || r.note == 0) {
-				r.note = i
-			}
-		}
-	}
-	lacks := func(note string) {
-		// The capture cannot tell whether the requests were answered.
-		i := s.note(note)
-		if i > 0 {
-			s.noBody[i] = true
-		}
-		mark(i, false, true)
-	}
 	if resp == nil {
-		lacks("the HAR entry has no HTTP response")
+		s.entryLacks("the HAR entry has no HTTP response")
 		return
 	}
 	st := resp.Status
@@ -526,17 +530,13 @@ func (s *capture) exchangeEnd(n int, e *harEntry) {
 	if st >= 200 && st <= 299 && len(s.entryLost) > 0 {
 		// Texts of the body that could not be read may answer the
 		// requests of this exchange.
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
 		for _, x := range s.entryRequests {
 			if s.t.at(x).flags&(fAnswered|fServer) != 0 {
 				continue
 			}
 			for _, l := range s.entryLost {
 				if l.v.answers(s.t, x) {
-					s.t.markLost(x, l.sub+"the body of its HTTP response ("+what+"), which may hold it, "+l.what)
+					s.t.markLost(x, l.sub+"the body of its HTTP response ("+statusAndType(st, c)+"), which may hold it, "+l.what)
 					break
 				}
 			}
@@ -556,98 +556,139 @@ func (s *capture) exchangeEnd(n int, e *harEntry) {
 	switch {
 	case st <= 0 && strings.TrimSpace(resp.Error.v) == "":
 		// 0 (Chrome, mitmproxy) or -1 (unknown, as HAR writes sizes).
-		lacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
+		s.entryLacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
 	case st == 202:
 		// Its answers go on an event stream; finish words the finding by
 		// whether the capture holds every such stream.
 		if s.accepted == 0 {
 			s.accepted = s.note("its HTTP response was 202 Accepted")
 		}
-		mark(s.accepted, false, true)
+		s.markEntry(s.accepted, false, true)
 	case st == 204:
 		// No answer in this exchange: one may have gone on an event stream.
 		if s.noContent == 0 {
 			s.noContent = s.note("its HTTP response was 204 No Content")
 		}
-		mark(s.noContent, false, true)
+		s.markEntry(s.noContent, false, true)
 	case st >= 200 && st <= 299 && s.unreadable:
-		lacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
+		s.entryLacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
 	case st >= 200 && st <= 299 && s.cut != "":
-		lacks(fmt.Sprintf("the body of its HTTP response (status %d) is cut short: %s", st, s.cut))
+		s.entryLacks(fmt.Sprintf("the body of its HTTP response (status %d) is cut short: %s", st, s.cut))
 	case st >= 200 && st <= 299 && !c.recorded():
 		// A success whose body the capture lacks: its answers may be in
 		// that body, so the requests are not said to be unanswered (202
 		// Accepted and 204 No Content carry no body).
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
+		what := statusAndType(st, c)
 		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
 		if c.Size.v > 0 {
 			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size.v, math.MaxInt32)), "byte"))
 		}
-		lacks(note + c.elsewhere())
+		s.entryLacks(note + c.elsewhere())
 	case st >= 200 && st <= 299:
 		// A success whose body holds no answer to them (an HTML page, a
 		// plain "Accepted"): an answer could still come on an event stream.
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
-		i := s.note("its HTTP response (" + what + ") held no response with its id")
+		i := s.note("its HTTP response (" + statusAndType(st, c) + ") held no response with its id")
 		if i > 0 {
 			s.noAnswer[i] = true
 		}
-		mark(i, false, true)
+		s.markEntry(i, false, true)
 		for _, x := range s.entryRequests {
 			if r := s.t.at(x); r.flags&fLost != 0 && r.note == i {
 				r.note = 0 // its body may hold it (see lostText)
 			}
 		}
-	case st < 200 || st > 299:
-		if st >= 300 && st <= 399 {
-			s.redirectNext = s.p // its requests may be sent again elsewhere
+	default:
+		s.exchangeFailed(n, resp)
+	}
+}
+
+// statusAndType says what a HAR response was: its status and the media
+// type of its body.
+func statusAndType(st int, c *harContent) string {
+	what := fmt.Sprintf("status %d", st)
+	if mt := strings.TrimSpace(c.MimeType); mt != "" {
+		what += ", " + base.ShowString(mt)
+	}
+	return what
+}
+
+// markEntry gives each request of the HAR entry being read the note i
+// (keep: unless it has one); failed marks them as ended by their HTTP
+// exchange (see retire).
+func (s *capture) markEntry(i uint32, failed, keep bool) {
+	for _, x := range s.entryRequests {
+		r := s.t.at(x)
+		if r.flags&(fAnswered|fServer) != 0 {
+			// Answered, or a request of the server in the response
+			// body, whose answer the client sends in another exchange.
+			continue
 		}
-		var note, status string
-		if st > 0 {
-			status = fmt.Sprintf("status %d", st)
-			if resp.StatusText != "" {
-				status += " " + base.ShowString(resp.StatusText)
-			}
+		if failed {
+			r.flags |= fFailed
 		}
-		// delivered says what became of a client answer in the request
-		// body: it did not reach the server when the server refused the
-		// exchange (3xx, 4xx, a JSON-RPC error with a null id); when the
-		// exchange failed otherwise (5xx, a connection fault) the capture
-		// cannot tell whether the server read it first.
-		delivered := "went in an HTTP exchange that failed"
-		switch {
-		case st <= 0:
-			note = "its HTTP exchange failed: " + base.ShowString(strings.TrimSpace(resp.Error.v))
-		case s.refusal != "":
-			note = "its HTTP exchange was refused with " + status + " and " + s.refusal
+		if r.flags&fNullNote == 0 && (!keep || r.note == 0) {
+			r.note = i
+		}
+	}
+}
+
+// entryLacks notes that the capture cannot tell whether the requests of
+// the HAR entry being read were answered, and why.
+func (s *capture) entryLacks(note string) {
+	i := s.note(note)
+	if i > 0 {
+		s.noBody[i] = true
+	}
+	s.markEntry(i, false, true)
+}
+
+// exchangeFailed ends the HAR entry being read, n, whose response resp has
+// a status other than 2xx: its requests were ended by the failed exchange,
+// and client answers it carried answer nothing.
+func (s *capture) exchangeFailed(n int, resp *harResponse) {
+	st := resp.Status
+	if st >= 300 && st <= 399 {
+		s.redirectNext = s.p // its requests may be sent again elsewhere
+	}
+	var note, status string
+	if st > 0 {
+		status = fmt.Sprintf("status %d", st)
+		if resp.StatusText != "" {
+			status += " " + base.ShowString(resp.StatusText)
+		}
+	}
+	// delivered says what became of a client answer in the request
+	// body: it did not reach the server when the server refused the
+	// exchange (3xx, 4xx, a JSON-RPC error with a null id); when the
+	// exchange failed otherwise (5xx, a connection fault) the capture
+	// cannot tell whether the server read it first.
+	delivered := "went in an HTTP exchange that failed"
+	switch {
+	case st <= 0:
+		note = "its HTTP exchange failed: " + base.ShowString(strings.TrimSpace(resp.Error.v))
+	case s.refusal != "":
+		note = "its HTTP exchange was refused with " + status + " and " + s.refusal
+		delivered = "was not delivered"
+	default:
+		note = "its HTTP response had " + status
+		if st < 500 {
 			delivered = "was not delivered"
-		default:
-			note = "its HTTP response had " + status
-			if st < 500 {
-				delivered = "was not delivered"
-			}
 		}
-		mark(s.note(note), true, false)
-		if len(s.undelivered)+len(s.undeliveredLater) == 0 {
-			return
+	}
+	s.markEntry(s.note(note), true, false)
+	if len(s.undelivered)+len(s.undeliveredLater) == 0 {
+		return
+	}
+	why := s.note(fmt.Sprintf("the answer sent at entry %d %s: %s", n, delivered, note))
+	for _, x := range s.undelivered {
+		// A server request whose answer the client sent in this
+		// exchange: still pending, since the answer did not count.
+		if r := s.t.at(x); r.flags&(fAnswered|fNullNote) == 0 {
+			r.note = why
 		}
-		why := s.note(fmt.Sprintf("the answer sent at entry %d %s: %s", n, delivered, note))
-		for _, x := range s.undelivered {
-			// A server request whose answer the client sent in this
-			// exchange: still pending, since the answer did not count.
-			if r := s.t.at(x); r.flags&(fAnswered|fNullNote) == 0 {
-				r.note = why
-			}
-		}
-		for _, i := range s.undeliveredLater {
-			s.deferred[i].undelivered, s.deferred[i].why = true, why
-		}
+	}
+	for _, i := range s.undeliveredLater {
+		s.deferred[i].undelivered, s.deferred[i].why = true, why
 	}
 }
 
