@@ -50,28 +50,7 @@ func (s *capture) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 		s.entryRequests = append(s.entryRequests, x)
 	}
 	key := keyOf(id)
-	for {
-		// A pending request whose HTTP exchange failed (a 401 before
-		// authorization, a redirect, a 5xx, a connection reset) can no
-		// longer be answered: sending its id again is no duplicate.
-		y, ok := sd.get(key)
-		if !ok || t.at(y).flags&(fAnswered|fFailed) != fFailed {
-			break
-		}
-		s.retire(sd, key, y, t.method(y) == t.method(x))
-	}
-	if from := s.redirectFrom; from != nil && from != s.p && !server {
-		// The entry before was redirected (307, 308) to another origin,
-		// whose session this is: the request sent there again is the same
-		// request, as one sent again to the same origin is.
-		here := s.p
-		s.useSession(from)
-		fsd := &s.t.sides[si]
-		if y, ok := fsd.get(key); ok && s.t.at(y).flags&(fAnswered|fFailed) == fFailed && s.t.method(y) == t.method(x) {
-			s.retire(fsd, key, y, true)
-		}
-		s.useSession(here)
-	}
+	s.retireFailed(sd, si, key, x, server)
 	if y, ok := sd.get(key); ok && t.at(y).flags&(fAnswered|fCancelled) == fCancelled {
 		// The id of a request its sender cancelled, sent again. The sender
 		// has given up on the cancelled one ("The sender of the
@@ -94,33 +73,7 @@ func (s *capture) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	if y, ok := sd.get(key); ok {
 		head := t.at(y)
 		if head.flags&fAnswered == 0 {
-			// A duplicate: queue it behind the pending request.
-			prev := y
-			if head.dupNext == none {
-				head.dupNext = x
-			} else {
-				prev = head.dupTail
-				t.at(prev).dupNext = x
-			}
-			head.dupTail = x
-			r.dupNext, r.dupTail = none, prev
-			if s.bodyName == "request" && !server && head.pos != r.pos {
-				// Sent in a HAR entry's request body behind a request of an
-				// earlier entry: a response in this entry's response body
-				// answers it first (see own).
-				if _, ok := s.ownDups[key]; !ok {
-					if s.ownDups == nil {
-						s.ownDups = map[idKey]ownDup{}
-					}
-					s.ownDups[key] = ownDup{x, r.seq}
-				}
-			}
-			t.pending++
-			t.pendLink(sd, x)
-			f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
-			msg := fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
-				reqWord(server), show(raw), t.method(x), s.describe(y))
-			s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
+			s.queueDuplicate(pos, sd, key, x, y, raw, server)
 			return
 		}
 		head.flags |= fDropped // an answered request whose id is sent again
@@ -136,6 +89,69 @@ func (s *capture) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	if s.har {
 		s.matchDeferred(si, id.Key(), x)
 	}
+}
+
+// retireFailed retires the pending requests with x's id (key) on side si
+// whose HTTP exchange failed, before x is recorded: x is no duplicate of
+// them (see retire).
+func (s *capture) retireFailed(sd *side, si int, key idKey, x ref, server bool) {
+	t := s.t
+	for {
+		// A pending request whose HTTP exchange failed (a 401 before
+		// authorization, a redirect, a 5xx, a connection reset) can no
+		// longer be answered: sending its id again is no duplicate.
+		y, ok := sd.get(key)
+		if !ok || t.at(y).flags&(fAnswered|fFailed) != fFailed {
+			break
+		}
+		s.retire(sd, key, y, t.method(y) == t.method(x))
+	}
+	if from := s.redirectFrom; from != nil && from != s.p && !server {
+		// The entry before was redirected (307, 308) to another origin,
+		// whose session this is: the request sent there again is the same
+		// request, as one sent again to the same origin is.
+		here := s.p
+		s.useSession(from)
+		fsd := &s.t.sides[si]
+		if y, ok := fsd.get(key); ok && s.t.at(y).flags&(fAnswered|fFailed) == fFailed && s.t.method(y) == t.method(x) {
+			s.retire(fsd, key, y, true)
+		}
+		s.useSession(here)
+	}
+}
+
+// queueDuplicate queues request x behind the pending request y with an
+// Equal id (key), and reports the duplicate.
+func (s *capture) queueDuplicate(pos position, sd *side, key idKey, x, y ref, raw []byte, server bool) {
+	t := s.t
+	head, r := t.at(y), t.at(x)
+	// A duplicate: queue it behind the pending request.
+	prev := y
+	if head.dupNext == none {
+		head.dupNext = x
+	} else {
+		prev = head.dupTail
+		t.at(prev).dupNext = x
+	}
+	head.dupTail = x
+	r.dupNext, r.dupTail = none, prev
+	if s.bodyName == "request" && !server && head.pos != r.pos {
+		// Sent in a HAR entry's request body behind a request of an
+		// earlier entry: a response in this entry's response body
+		// answers it first (see own).
+		if _, ok := s.ownDups[key]; !ok {
+			if s.ownDups == nil {
+				s.ownDups = map[idKey]ownDup{}
+			}
+			s.ownDups[key] = ownDup{x, r.seq}
+		}
+	}
+	t.pending++
+	t.pendLink(sd, x)
+	f := &finding{ID: clone(raw), Method: t.method(x), Request: s.ref(y)}
+	msg := fmt.Sprintf("%s id %s (%s) sent while %s is still pending: their responses cannot be told apart",
+		reqWord(server), show(raw), t.method(x), s.describe(y))
+	s.report(pos, levelError, kindDuplicate, s.withHint(msg, f, x, y), f)
 }
 
 // retire takes the pending request y, whose HTTP exchange failed, out of
