@@ -13,51 +13,7 @@ import (
 // unmatched reports a response whose id matches no pending request, and
 // what the lax normalizers would have done with it.
 func (s *capture) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
-	t := s.t
-	sd := &t.sides[si]
-	var lax []laxMatch
-	var reqs []ref
-	add := func(name, value string, x ref) {
-		verdict := "different"
-		if str, ok := id.StringValue(); ok {
-			if v, ok := lenientNumber(str); ok && rpcid.Equal(v, t.at(x).id()) {
-				verdict = "malformed"
-			}
-		}
-		lax = append(lax, laxMatch{Normalizer: name, Value: value, Verdict: verdict, Request: *s.ref(x)})
-		reqs = append(reqs, x)
-	}
-	numeric := func(r *request) bool { return r.flags&fNumber != 0 }
-	if str, ok := id.StringValue(); ok {
-		if f := jsNumber(str); !math.IsNaN(f) {
-			if x := t.jsFind(sd, f); x != none {
-				add("JavaScript Number()", jsString(f), x)
-			}
-		}
-		if v, ok := pyInt(str); ok {
-			if pid, err := rpcid.Parse([]byte(v)); err == nil {
-				x := t.firstPending(sd, pid, func(r *request) bool {
-					return numeric(r) && (r.flags&fInt != 0 || isPlainInt(r.raw()))
-				})
-				if x != none {
-					add("Python int()", v, x)
-				}
-			}
-		}
-		if n, ok := rustI64(str); ok {
-			x := t.firstPending(sd, rpcid.Int(n), func(r *request) bool { return numeric(r) && isPlainInt(r.raw()) })
-			if x != none {
-				add("Rust i64::from_str", strconv.FormatInt(n, 10), x)
-			}
-		}
-	} else if isNumber(id) {
-		// JSON.parse has already made the id a double; the TypeScript SDK
-		// looks that double up among the numeric request ids.
-		f := jsValue(raw)
-		if x := t.jsFind(sd, f); x != none {
-			add("JavaScript JSON.parse", jsString(f), x)
-		}
-	}
+	lax, reqs := s.laxMatches(si, id, raw)
 	msg := fmt.Sprintf("response id %s matches no pending request", show(raw))
 	if si == 1 {
 		msg = fmt.Sprintf("response id %s matches no pending server request", show(raw))
@@ -113,6 +69,56 @@ func (s *capture) unmatched(pos position, si int, id rpcid.ID, raw []byte) {
 	}
 	f.Lax = lax
 	s.report(pos, levelError, kindUnmatched, msg, f)
+}
+
+// laxMatches returns the pending requests on side si that the lenient
+// normalizers of SDKs would match the response id id (raw) to, each with
+// the normalizer that would.
+func (s *capture) laxMatches(si int, id rpcid.ID, raw []byte) (lax []laxMatch, reqs []ref) {
+	t := s.t
+	sd := &t.sides[si]
+	add := func(name, value string, x ref) {
+		verdict := "different"
+		if str, ok := id.StringValue(); ok {
+			if v, ok := lenientNumber(str); ok && rpcid.Equal(v, t.at(x).id()) {
+				verdict = "malformed"
+			}
+		}
+		lax = append(lax, laxMatch{Normalizer: name, Value: value, Verdict: verdict, Request: *s.ref(x)})
+		reqs = append(reqs, x)
+	}
+	numeric := func(r *request) bool { return r.flags&fNumber != 0 }
+	if str, ok := id.StringValue(); ok {
+		if f := jsNumber(str); !math.IsNaN(f) {
+			if x := t.jsFind(sd, f); x != none {
+				add("JavaScript Number()", jsString(f), x)
+			}
+		}
+		if v, ok := pyInt(str); ok {
+			if pid, err := rpcid.Parse([]byte(v)); err == nil {
+				x := t.firstPending(sd, pid, func(r *request) bool {
+					return numeric(r) && (r.flags&fInt != 0 || isPlainInt(r.raw()))
+				})
+				if x != none {
+					add("Python int()", v, x)
+				}
+			}
+		}
+		if n, ok := rustI64(str); ok {
+			x := t.firstPending(sd, rpcid.Int(n), func(r *request) bool { return numeric(r) && isPlainInt(r.raw()) })
+			if x != none {
+				add("Rust i64::from_str", strconv.FormatInt(n, 10), x)
+			}
+		}
+	} else if isNumber(id) {
+		// JSON.parse has already made the id a double; the TypeScript SDK
+		// looks that double up among the numeric request ids.
+		f := jsValue(raw)
+		if x := t.jsFind(sd, f); x != none {
+			add("JavaScript JSON.parse", jsString(f), x)
+		}
+	}
+	return lax, reqs
 }
 
 // joinAnd joins names as "A", "A and B" or "A, B and C".
