@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bufio"
 	"fmt"
 	"strconv"
 
@@ -56,6 +57,14 @@ type capture struct {
 	logState   // the MCP host's log being read
 	linesState // the JSON Lines capture being read
 	tally      // what the capture held
+}
+
+// A format reads the text of a capture in one format and feeds the
+// messages it holds to the capture's matcher (see payload and message):
+// harFormat, or linesFormat for JSON Lines and the logs, whose first line
+// chooses the lineFormat of the rest.
+type format interface {
+	read(br *bufio.Reader) error
 }
 
 // matcher matches the responses of the MCP session in use to its requests.

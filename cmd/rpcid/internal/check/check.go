@@ -310,14 +310,16 @@ func (c *checker) check(name string, r io.Reader) error {
 			s.encoding = fmt.Sprintf("the file starts with a UTF-8 byte order mark followed by the %s one (EF BB BF % X), and check reads UTF-8 only", enc, mark)
 		}
 		_, err = io.Copy(io.Discard, br)
-	} else if isHAR(br) {
-		s.har = true
-		if bom {
-			s.harBase = 3
-		}
-		err = s.readHAR(br)
 	} else {
-		err = s.readJSONLines(br)
+		var f format = linesFormat{s}
+		if isHAR(br) {
+			s.har = true
+			if bom {
+				s.harBase = 3
+			}
+			f = harFormat{s}
+		}
+		err = f.read(br)
 	}
 	if err == nil && zipped {
 		// Read to the end, where gzip checks what it held.

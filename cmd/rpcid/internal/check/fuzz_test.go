@@ -110,7 +110,7 @@ func FuzzCheck(f *testing.F) {
 		if isHAR(bufio.NewReader(bytes.NewReader(data))) {
 			s := newCapture(c, "x")
 			s.har = true
-			if err := s.readHAR(bufio.NewReader(bytes.NewReader(data))); err != nil {
+			if err := (harFormat{s}).read(bufio.NewReader(bytes.NewReader(data))); err != nil {
 				t.Fatal(err)
 			}
 			s.finish()

@@ -194,9 +194,12 @@ func (c *harContent) recorded() bool {
 	return c.Text != nil && strings.TrimSpace(*c.Text) != ""
 }
 
-// readHAR reads a HAR capture one entry at a time with a streaming decoder.
-func (s *capture) readHAR(r io.Reader) error {
-	h := &harReader{s: s, dec: json.NewDecoder(r)}
+// harFormat is a HAR capture.
+type harFormat struct{ *capture }
+
+// read reads a HAR capture one entry at a time with a streaming decoder.
+func (s harFormat) read(br *bufio.Reader) error {
+	h := &harReader{s: s.capture, dec: json.NewDecoder(br)}
 	dec := h.dec
 	if err := expectDelim(dec, '{'); err != nil {
 		return h.bad(err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/rpcid/rpcid/internal/scan"
 )
@@ -341,21 +340,17 @@ func logKind(line []byte) (int, direction) {
 	return logSDK, fromUnknown
 }
 
-// logLine handles one line of an MCP host's log: a line with "Message from
+// hostLog is the log of an MCP host, as Claude Desktop writes mcp.log and
+// mcp-server-NAME.log.
+type hostLog struct{ *capture }
+
+// readLine handles one line of an MCP host's log: a line with "Message from
 // client: " or "Message from server: " holds the message that follows
 // (Claude Desktop writes a JavaScript "{ metadata: undefined }" after it,
 // which is not part of it); other lines (the host's own, the server's
 // standard error, which may be JSON from a server's logger) hold none and
 // are counted. start is the offset of the line's first non-blank byte.
-func (s *capture) logLine(pos position, line []byte, start int) {
-	switch s.log {
-	case logSDK:
-		s.sdkLine(pos, line, start)
-		return
-	case logVSCode:
-		s.vscodeLine(pos, line, start)
-		return
-	}
+func (s hostLog) readLine(pos position, line []byte, start int) {
 	dir := fromClient
 	// Only the host's own, timestamped lines say what passed: a server's
 	// standard error (copied into the log without a timestamp) may say
@@ -405,122 +400,4 @@ func (s *capture) logLine(pos position, line []byte, start int) {
 	}
 	end := begin + jsonExtent(line[begin:])
 	s.payload(pos, "", dir, line[begin:end], begin+1)
-}
-
-// vscodeStamp matches the start of a line of VS Code's output log of an
-// MCP server (the "MCP: NAME" channel of the Output view, and its file in
-// VS Code's logs folder): a local time to the millisecond and the level in
-// brackets, as VS Code's loggers write them ("2026-07-24 02:03:14.089
-// [debug] ...").
-var vscodeStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \[(trace|debug|info|warning|error)\] `)
-
-// vscodeMarkers are the words after the level on the lines of VS Code's
-// output log of an MCP server that hold a message, with its sender:
-// "[editor -> server] " and "[server -> editor] ", each followed by the
-// message as JavaScript's JSON.stringify writes what VS Code sent or read
-// (microsoft/vscode, mcpServerRequestHandler.ts; rsclarke/mcp-taskfile-server#134),
-// and, in VS Code's early MCP support (March 2025), "[Client Says] " and
-// "[Server Says] ", followed by the text sent and the line the server
-// wrote (microsoft/vscode#244377).
-var vscodeMarkers = []struct {
-	text []byte
-	dir  direction
-}{
-	{[]byte("[editor -> server] "), fromClient},
-	{[]byte("[server -> editor] "), fromServer},
-	{[]byte("[Client Says] "), fromClient},
-	{[]byte("[Server Says] "), fromServer},
-}
-
-// vscodeLine handles one line of VS Code's output log of an MCP server: a
-// timestamped line whose text starts with a direction marker (see
-// vscodeMarkers) holds the message after it, to the end of the line; other
-// lines (VS Code's own, the server's standard error as "[server stderr]",
-// a stack trace's lines without a timestamp) hold none and are counted.
-// The log is of one server: each file (after tail headers, each file
-// named) is a session. A run starts at "Starting server" or "Connection
-// state: Starting" and ends at "Stopping server" or "Connection state:
-// Stopped" or "Error" (mcpServerConnection.ts); VS Code runs one
-// connection to a server at a time (see logRun).
-func (s *capture) vscodeLine(pos position, line []byte, start int) {
-	m := vscodeStamp.FindIndex(line[start:])
-	if m == nil {
-		s.logHeader(line[start:])
-		s.logOther++
-		return
-	}
-	if s.p == nil || s.p.file != s.logFile {
-		s.use(logSessionKey(s.logFile, nil), pos.line)
-		s.p.file = s.logFile
-	}
-	if s.run.at == 0 && s.run.from == 0 {
-		s.run.from = pos.line
-	}
-	from := start + m[1]
-	text := line[from:]
-	dir, n := fromUnknown, 0
-	for _, k := range vscodeMarkers {
-		// The line ends after the marker when the message is empty (its
-		// trailing white space is gone).
-		if w := k.text[:len(k.text)-1]; bytes.HasPrefix(text, w) && (len(text) == len(w) || text[len(w)] == ' ') {
-			dir, n = k.dir, len(w)
-			break
-		}
-	}
-	if dir == fromUnknown {
-		switch {
-		case bytes.HasPrefix(text, []byte("Starting server")) || bytes.HasPrefix(text, []byte("Connection state: Starting")):
-			s.logRun(pos, true)
-		case bytes.HasPrefix(text, []byte("Stopping server")) || bytes.HasPrefix(text, []byte("Connection state: Stopped")) ||
-			bytes.HasPrefix(text, []byte("Connection state: Error")):
-			s.run.ended = true
-		}
-		s.logOther++
-		return
-	}
-	s.logMarked++
-	s.marked = true
-	s.run.held = true
-	begin := from + n
-	for begin < len(line) && isJSONSpace(line[begin]) {
-		begin++
-	}
-	if begin == len(line) {
-		s.invalid(pos, "", "empty message after \""+string(text[:n])+"\"")
-		return
-	}
-	s.payload(pos, "", dir, line[begin:], begin+1)
-}
-
-// sdkLine handles one line of go-sdk's mcp.LoggingTransport log: "write: "
-// and "read: " and the message its side wrote or read; other lines ("read
-// error: EOF", anything else written to the same log) hold no message and
-// are counted.
-func (s *capture) sdkLine(pos position, line []byte, start int) {
-	dir := s.logSent
-	rest, ok := bytes.CutPrefix(line[start:], logWrite)
-	if !ok {
-		if rest, ok = bytes.CutPrefix(line[start:], logRead); !ok {
-			s.logOther++
-			return
-		}
-		switch dir {
-		case fromClient:
-			dir = fromServer
-		case fromServer:
-			dir = fromClient
-		}
-	}
-	if dir != fromUnknown {
-		s.marked = true
-	}
-	begin := len(line) - len(rest)
-	for begin < len(line) && isJSONSpace(line[begin]) {
-		begin++
-	}
-	if begin == len(line) {
-		s.invalid(pos, "", "empty message after \""+strings.TrimSpace(string(line[start:begin]))+"\"")
-		return
-	}
-	s.payload(pos, "", dir, line[begin:], begin+1)
 }

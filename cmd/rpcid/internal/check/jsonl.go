@@ -17,9 +17,13 @@ import (
 // its first maxLine bytes are held, the rest is not.
 var maxLine = 64 << 20
 
-// readJSONLines reads a JSON Lines capture, one line at a time, examining
+// linesFormat is a capture read line by line: JSON Lines, or one of the
+// logs its first line may show it is (see line and lineFormat).
+type linesFormat struct{ *capture }
+
+// read reads a JSON Lines capture, one line at a time, examining
 // lines of up to maxLine bytes.
-func (s *capture) readJSONLines(br *bufio.Reader) error {
+func (s linesFormat) read(br *bufio.Reader) error {
 	var long []byte
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
@@ -146,16 +150,43 @@ func (s *capture) line(lineNo int, line []byte) {
 	s.lineOf(pos, line[:end], start)
 }
 
-// lineOf handles one non-blank line of a JSON Lines capture, without its
-// trailing white space, once the kind of the capture is known; start is
-// the offset of its first non-blank byte.
+// lineOf handles one non-blank line of a capture read line by line, without
+// its trailing white space, once the format of the capture is known; start
+// is the offset of its first non-blank byte.
 func (s *capture) lineOf(pos position, line []byte, start int) {
-	end := len(line)
 	s.nonBlank++
-	if s.log != logNone {
-		s.logLine(pos, line[:end], start)
-		return
+	s.lineFormat().readLine(pos, line, start)
+}
+
+// A lineFormat reads the lines of a capture in one format read line by
+// line, and feeds the messages they hold to the capture's matcher (see
+// payload).
+type lineFormat interface {
+	// readLine reads one non-blank line, without its trailing white
+	// space; start is the offset of its first non-blank byte.
+	readLine(pos position, line []byte, start int)
+}
+
+// lineFormat returns the format of the lines of the capture, which its
+// first line decided (see line).
+func (s *capture) lineFormat() lineFormat {
+	switch s.log {
+	case logHost:
+		return hostLog{s}
+	case logVSCode:
+		return vscodeLog{s}
+	case logSDK:
+		return sdkLog{s}
 	}
+	return jsonLines{s}
+}
+
+// jsonLines is the JSON Lines format: one message or batch per line,
+// optionally after a direction marker.
+type jsonLines struct{ *capture }
+
+func (s jsonLines) readLine(pos position, line []byte, start int) {
+	end := len(line)
 	dir := fromUnknown
 	switch line[start] {
 	case '>':
