@@ -260,7 +260,7 @@ func (s harFormat) read(br *bufio.Reader) error {
 	return nil
 }
 
-// harReader is where readHAR is in a HAR file, for the findings when the
+// harReader is where harFormat.read is in a HAR file, for the findings when the
 // file cannot be read from some point on.
 type harReader struct {
 	s           *capture

@@ -9,12 +9,12 @@ import (
 	"github.com/rpcid/rpcid/internal/scan"
 )
 
-// logState is the state of the MCP host's log being read (see logLine).
+// logState is the state of the MCP host's log being read (see hostLog).
 type logState struct {
 	// held are the tail headers before the first other non-blank line
 	// (see heldLine), read when it says what the capture is.
 	held []heldLine
-	// log: the capture is an MCP host's log (see logLine); logOther
+	// log: the capture is an MCP host's log (see lineFormat); logOther
 	// counts its lines without a message.
 	log      int
 	logOther int

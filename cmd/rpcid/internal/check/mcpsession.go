@@ -47,7 +47,7 @@ type mcpSession struct {
 // idle reports whether p holds nothing a later message could need but its
 // answered requests: no request pending, no response waiting for one, no
 // event stream lost. It must not be the MCP session in use, whose state is in the
-// session.
+// capture.
 func (p *mcpSession) idle() bool {
 	return p.t.pending == 0 && len(p.deferredIdx[0]) == 0 && len(p.deferredIdx[1]) == 0 && p.lostStream == 0
 }
@@ -69,7 +69,7 @@ func (s *capture) sessionFor(d *deferredResponse) *mcpSession {
 	return d.p
 }
 
-// request returns request x of MCP session p (nil: the session's only table).
+// request returns request x of MCP session p (nil: the capture's only table).
 func (p *mcpSession) request(s *capture, x ref) *request {
 	if p == nil {
 		return s.t.at(x)
