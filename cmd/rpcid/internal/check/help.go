@@ -27,14 +27,11 @@ standard input) it checks an embedded sample capture, saying why on
 standard error. A FILE of "-" is standard input. A gzip file or zlib stream
 is decompressed first; the format is detected from the content:
 
-  HAR 1.2       a JSON object with a "log" member: JSON, NDJSON and event-stream
-                bodies and WebSocket frames of browser and proxy captures
-  JSON Lines    one message or batch per line, as MCP's stdio transport writes;
-                ">" starts a line the client sent, "<" one the server sent
-  host log      Claude Desktop's mcp.log and mcp-server-NAME.log
-                ("Message from client: ", "Message from server: ")
-  VS Code log   an MCP server's output channel ("[editor -> server] ")
-  go-sdk log    mcp.LoggingTransport's "write: " and "read: " lines
+  HAR 1.2      a JSON object with a "log" member, from a browser or HTTP proxy
+  JSON Lines   one message or batch per line; ">" client, "<" server markers
+  host log     Claude Desktop's mcp*.log ("Message from client: ...")
+  VS Code log  an MCP server's output channel ("[editor -> server] ...")
+  go-sdk log   mcp.LoggingTransport's log ("write: ...", "read: ...")
 
 Findings, one per line, as FILE:LINE: LEVEL: MESSAGE (FILE:entry N in a
 HAR, FILE: for the capture as a whole), then a summary line:
