@@ -1,6 +1,15 @@
 // Package check is the rpcid check command: it reads captures (JSON Lines,
 // HAR, MCP host logs) and reports the responses whose ids do not match
 // their requests.
+//
+// The command (check.go) reads each file as a capture (capture.go), in its
+// format: harFormat (har.go, harexchange.go, harbody.go, sse.go) or
+// linesFormat (jsonl.go), whose first line chooses the lineFormat of the
+// rest: jsonLines, hostLog (hostlog.go), vscodeLog (vscodelog.go) or sdkLog
+// (sdklog.go). Each format feeds the messages it finds to one matcher
+// (message.go, match.go, table.go) in the MCP session they belong to
+// (mcpsession.go). The findings and the summary are written by output.go;
+// what is left pending when a capture ends, by finish.go.
 package check
 
 import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
