@@ -2,6 +2,7 @@ package check
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,43 @@ func TestHelpKinds(t *testing.T) {
 		if item := "\n- `" + k + "` (" + level + ")"; !strings.Contains(doc, item) {
 			t.Errorf("docs/check.md has no item %q", strings.TrimSpace(item))
 		}
+	}
+}
+
+// TestJSONMembersDocumented checks that docs/check.md names every member
+// of the -json objects, nested ones included.
+func TestJSONMembersDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../../../docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	seen := map[reflect.Type]bool{}
+	n := 0
+	var walk func(reflect.Type)
+	walk = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			n++
+			if !strings.Contains(doc, "`"+name+"`") {
+				t.Errorf("docs/check.md does not name the -json member %s (%s.%s)", name, typ.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(finding{}))
+	if n < 20 {
+		t.Errorf("found %d -json members, want the 20 or more of finding", n)
 	}
 }
