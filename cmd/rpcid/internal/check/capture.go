@@ -27,6 +27,22 @@ func (p position) String() string {
 
 func (p position) n() int64 { return int64(p.line + p.entry) }
 
+// posAt returns the position of line or entry n.
+func (s *capture) posAt(n int64) position {
+	if s.har {
+		return position{entry: int(n)}
+	}
+	return position{line: int(n)}
+}
+
+// answeredAt returns where the answered request x got its answer.
+func (s *capture) answeredAt(x ref) position {
+	if s.har {
+		return position{entry: int(s.t.at(x).ans())}
+	}
+	return position{line: int(s.t.at(x).ans())}
+}
+
 // direction is who sent a message.
 type direction int
 
@@ -279,6 +295,6 @@ func (s *capture) invalid(pos position, loc, msg string) {
 
 // where returns a finding holding where in a line or entry the message
 // being read is (the facts that loc prefixes give in the text).
-func (s *capture) where() *finding {
-	return &finding{Body: s.bodyName, Event: s.event, Frame: s.frame, BodyLine: s.bodyLine, Element: s.element}
+func (c *cursor) where() *finding {
+	return &finding{Body: c.bodyName, Event: c.event, Frame: c.frame, BodyLine: c.bodyLine, Element: c.element}
 }

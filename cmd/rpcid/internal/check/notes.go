@@ -11,32 +11,16 @@ type noteBook struct {
 	noContent uint32          // the note of requests answered 204 No Content in a HAR, or 0
 }
 
-// posAt returns the position of line or entry n.
-func (s *capture) posAt(n int64) position {
-	if s.har {
-		return position{entry: int(n)}
-	}
-	return position{line: int(n)}
-}
-
-// answeredAt returns where the answered request x got its answer.
-func (s *capture) answeredAt(x ref) position {
-	if s.har {
-		return position{entry: int(s.t.at(x).ans())}
-	}
-	return position{line: int(s.t.at(x).ans())}
-}
-
-// note returns the index+1 of a note in s.notes, adding it if new.
-func (s *capture) note(text string) uint32 {
-	i, ok := s.noteIndex[text]
+// note returns the index+1 of a note in nb.notes, adding it if new.
+func (nb *noteBook) note(text string) uint32 {
+	i, ok := nb.noteIndex[text]
 	if !ok {
-		if len(s.notes) >= 4096 {
+		if len(nb.notes) >= 4096 {
 			return 0 // so many distinct HTTP statuses: no note, and bounded memory
 		}
-		s.notes = append(s.notes, text)
-		i = uint32(len(s.notes))
-		s.noteIndex[text] = i
+		nb.notes = append(nb.notes, text)
+		i = uint32(len(nb.notes))
+		nb.noteIndex[text] = i
 	}
 	return i
 }
