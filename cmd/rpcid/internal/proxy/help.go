@@ -32,9 +32,10 @@ client at the address the proxy prints on standard error:
 	rpcid proxy: listening on http://HOST:PORT/PATH, forwarding to URL
 
 Requests whose Host is not the proxy's address, or whose Origin is a page
-not on this machine, are refused. Headers pass unchanged; the proxy adds
-none (so no OAuth sign-in through it). Query values and passwords in
-messages are written as xxxxx. SIGINT or SIGTERM stops it.
+not on this machine, are refused. Headers pass unchanged and the proxy adds
+none; a gateway's OAuth sign-in fails through it (a client given a token
+works). Query values and passwords in messages are written as xxxxx.
+SIGINT or SIGTERM stops it.
 
 stdio mode (after --): start COMMAND, pass standard input to it byte for
 byte recording each request id, and pass its standard output back message
