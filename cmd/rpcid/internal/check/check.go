@@ -133,6 +133,7 @@ var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAn
 type checker struct {
 	w        *bufio.Writer
 	json     bool
+	sarif    *sarifWriter // -sarif
 	buf      bytes.Buffer // one -json line
 	enc      *json.Encoder
 	files    int
@@ -207,12 +208,22 @@ var stdinWait = 2 * time.Second
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := Cmd.NewFlags(stderr)
 	jsonOut := fs.Bool("json", false, "print findings as JSON objects, one per line (summary to standard error)")
+	sarifOut := fs.Bool("sarif", false, "print findings as a SARIF 2.1.0 log (summary to standard error)")
 	if code, ok := Cmd.ParseFlags(fs, args, stdout); !ok {
 		return code
+	}
+	if *jsonOut && *sarifOut {
+		fmt.Fprintln(stderr, "rpcid check: -json and -sarif cannot be used together")
+		fs.Usage()
+		return 2
 	}
 	c := &checker{w: bufio.NewWriterSize(stdout, 64<<10), json: *jsonOut, otherEvents: map[string]int{}}
 	c.enc = json.NewEncoder(&c.buf)
 	c.enc.SetEscapeHTML(false)
+	if *sarifOut {
+		c.sarif = newSARIFWriter(c.w)
+	}
+	var unread []string // for -sarif: what could not be read
 
 	status := 0
 	files := fs.Args()
@@ -231,7 +242,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// (After "--", a name starting with "-" is a FILE on purpose.)
 			hint = " (flags go before the FILEs)"
 		}
-		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s%s\n", base.Printable(what), base.Printable(cause(err).Error()), hint)
+		msg := fmt.Sprintf("rpcid check: could not read %s: %s%s", base.Printable(what), base.Printable(cause(err).Error()), hint)
+		fmt.Fprintln(stderr, msg)
+		unread = append(unread, msg)
 		status = 2
 		unreadable++
 	}
@@ -263,7 +276,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			summary += fmt.Sprintf(" to the end (%s read before the fault, not counted above)", plural(c.partial, "message"))
 		}
 	}
-	if c.json {
+	if c.json || c.sarif != nil {
+		if c.sarif != nil {
+			c.sarif.finish(exitStatus(status, c), unread, summary, c.encode)
+		}
 		c.w.Flush()
 		fmt.Fprintln(stderr, summary)
 	} else {
@@ -273,6 +289,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpcid check: writing output: %v\n", err)
 		return 2
 	}
+	return exitStatus(status, c)
+}
+
+// exitStatus returns check's exit status: status (2) when a capture could
+// not be read, else 1 when there are findings, else 0.
+func exitStatus(status int, c *checker) int {
 	if status != 0 {
 		return status
 	}
@@ -1335,10 +1357,12 @@ func (c *checker) emit(f *finding) {
 	} else {
 		c.warnings++
 	}
+	if c.sarif != nil {
+		c.sarif.add(f, c.encode)
+		return
+	}
 	if c.json {
-		c.buf.Reset()
-		c.enc.Encode(f)
-		c.w.Write(safeJSON(c.buf.Bytes()))
+		c.w.Write(c.encode(f))
 		return
 	}
 	c.w.WriteString(base.Printable(f.File))
@@ -1357,6 +1381,14 @@ func (c *checker) emit(f *finding) {
 	c.w.WriteString(": ")
 	c.w.WriteString(base.Printable(f.Message))
 	c.w.WriteByte('\n')
+}
+
+// encode returns v as JSON on one line, ending in a newline, made safe
+// for a terminal (see safeJSON). The result is valid until the next call.
+func (c *checker) encode(v any) []byte {
+	c.buf.Reset()
+	c.enc.Encode(v)
+	return safeJSON(c.buf.Bytes())
 }
 
 // safeJSON escapes in encoded JSON what encoding/json leaves raw and a

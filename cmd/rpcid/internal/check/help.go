@@ -8,7 +8,7 @@ import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
 // Cmd is "rpcid check".
 var Cmd = &base.Command{
 	Name:      "check",
-	UsageLine: "rpcid check [-json] [FILE ...]",
+	UsageLine: "rpcid check [-json | -sarif] [FILE ...]",
 	Short:     "report id problems in JSON Lines or HAR captures",
 	Long:      long,
 }
