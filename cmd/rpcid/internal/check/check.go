@@ -77,6 +77,10 @@ type finding struct {
 	Element  int    `json:"element,omitempty"`
 	Column   int    `json:"column,omitempty"`
 	Offset   *int64 `json:"offset,omitempty"`
+
+	// short and why: the message without its explanation, and the
+	// explanation, for the text output (see explained).
+	short, why string
 }
 
 // requestRef points at a request from another finding.
@@ -131,15 +135,18 @@ var kinds = []string{kindTypeChanged, kindSpellingChanged, kindUnmatched, kindAn
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {
-	w        *bufio.Writer
-	json     bool
-	sarif    *sarifWriter // -sarif
-	buf      bytes.Buffer // one -json line
-	enc      *json.Encoder
-	files    int
-	errors   int
-	warnings int
-	counts   counts
+	w     *bufio.Writer
+	json  bool
+	sarif *sarifWriter // -sarif
+	// explained: where the capture being checked explained what (text
+	// output).
+	explained explained
+	buf       bytes.Buffer // one -json line
+	enc       *json.Encoder
+	files     int
+	errors    int
+	warnings  int
+	counts    counts
 	// otherEvents counts the SSE events of other types than "" and
 	// "message" (with spaces around it or not), which are not examined.
 	otherEvents map[string]int
@@ -386,6 +393,7 @@ func compressError(err error) error {
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
 	s := newSession(c, name)
+	c.explained = explained{}
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	zipped, gzipped := false, false
 	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(br)) {
@@ -1379,7 +1387,10 @@ func (c *checker) emit(f *finding) {
 	c.w.WriteByte(' ')
 	c.w.WriteString(f.Level)
 	c.w.WriteString(": ")
-	c.w.WriteString(base.Printable(f.Message))
+	if c.explained == nil {
+		c.explained = explained{}
+	}
+	c.w.WriteString(base.Printable(c.explained.text(f)))
 	c.w.WriteByte('\n')
 }
 

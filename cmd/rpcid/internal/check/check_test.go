@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -329,10 +330,57 @@ func TestCheckJSON(t *testing.T) {
 				}
 				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, base.Printable(f.Message)))
 			}
+			if len(want) == len(got) {
+				explainedOnce(t, want, got)
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("-json findings differ from text findings (-text +json):\n%s", diff)
 			}
 		})
+	}
+}
+
+var findingPos = regexp.MustCompile(`^.*?:(\d+|entry \d+): (?:error|warning): `)
+
+var explainedAt = regexp.MustCompile(` \(explained (at ((line|entry) \d+)|above)\)$`)
+
+// explainedOnce checks each text finding that points at an earlier one
+// for its explanation (see explained) against its -json form got[i]: the
+// finding it points at is printed in full before it, and the short message
+// is shorter and names the same message and id (its first three words are
+// the full one's). It then replaces want[i] with got[i].
+func explainedOnce(t *testing.T, want, got []string) {
+	t.Helper()
+	for i, w := range want {
+		m := explainedAt.FindStringSubmatchIndex(w)
+		if m == nil {
+			continue
+		}
+		head := findingLine.FindStringSubmatch(w[:m[0]])
+		if head == nil {
+			continue
+		}
+		at := "" // above: at this line or entry
+		if p := findingPos.FindStringSubmatch(w); p != nil {
+			at = p[1]
+		}
+		if m[4] >= 0 {
+			at = strings.Replace(w[m[4]:m[5]], "line ", "", 1)
+		}
+		if !slices.ContainsFunc(want[:i], func(l string) bool {
+			return strings.Contains(l, ":"+at+": ") && !explainedAt.MatchString(l)
+		}) {
+			t.Errorf("%q points at %s, which is not an earlier finding in full", w, at)
+		}
+		full := findingLine.FindStringSubmatch(got[i])
+		if full == nil || head[1] != full[1] || head[3] != full[3] || head[4] != full[4] ||
+			!slices.Equal(strings.Fields(head[5])[:3], strings.Fields(full[5])[:3]) {
+			t.Errorf("%q is not a short form of %q", w, got[i])
+		}
+		if len(w) >= len(got[i]) {
+			t.Errorf("%q is not shorter than the full message %q", w, got[i])
+		}
+		want[i] = got[i]
 	}
 }
 
