@@ -147,6 +147,7 @@ type checker struct {
 	errors    int
 	warnings  int
 	counts    counts
+	tally     tally // for the verdict
 	// otherEvents counts the SSE events of other types than "" and
 	// "message" (with spaces around it or not), which are not examined.
 	otherEvents map[string]int
@@ -282,6 +283,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// Their findings so far were printed, and are counted.
 			summary += fmt.Sprintf(" to the end (%s read before the fault, not counted above)", plural(c.partial, "message"))
 		}
+	}
+	if v := c.tally.verdict(); v != "" {
+		summary += ". " + v
 	}
 	if c.json || c.sarif != nil {
 		if c.sarif != nil {
@@ -1365,6 +1369,7 @@ func (c *checker) emit(f *finding) {
 	} else {
 		c.warnings++
 	}
+	c.tally.add(f)
 	if c.sarif != nil {
 		c.sarif.add(f, c.encode)
 		return

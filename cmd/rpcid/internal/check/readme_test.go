@@ -214,7 +214,7 @@ func TestREADMEClaims(t *testing.T) {
 		}},
 		{"a server's lines before its first `Initializing server...` are the run the log starts in, kept apart from the next run like any other.", func(t *testing.T) {
 			_, out, _ := check(t, nil, "check", "testdata/claude-desktop-tail-restart.log")
-			if strings.Contains(out, ": error:") || !strings.Contains(out, "; 0 errors, 2 warnings\n") {
+			if strings.Contains(out, ": error:") || !strings.Contains(out, "; 0 errors, 2 warnings. Breaks: ") {
 				t.Errorf("= %q", out)
 			}
 		}},
