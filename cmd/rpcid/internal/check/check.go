@@ -1166,6 +1166,7 @@ func (s *session) vscodeLine(pos position, line []byte, start int) {
 func (s *session) sdkLine(pos position, line []byte, start int) {
 	dir := s.logSent
 	rest, ok := bytes.CutPrefix(line[start:], logWrite)
+	write := ok
 	if !ok {
 		if rest, ok = bytes.CutPrefix(line[start:], logRead); !ok {
 			s.logOther++
@@ -1187,6 +1188,9 @@ func (s *session) sdkLine(pos position, line []byte, start int) {
 	}
 	if begin == len(line) {
 		s.invalid(pos, "", "empty message after \""+strings.TrimSpace(string(line[start:begin]))+"\"")
+		return
+	}
+	if !write && s.sdkGaveUp(pos, dir, line[begin:]) {
 		return
 	}
 	s.payload(pos, "", dir, line[begin:], begin+1)
@@ -1307,6 +1311,8 @@ func (s *session) payload(pos position, loc string, dir direction, data []byte, 
 		s.invalid(pos, loc, "not JSON-RPC 2.0: an empty batch")
 		return
 	}
+	s.batchAnswers(msgs)
+	defer clear(s.batchAnswered)
 	for i := range msgs {
 		m := &msgs[i]
 		eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)

@@ -157,8 +157,18 @@ var captures = []struct {
 	{"http-refused-answer.har", 1, []string{kindUnanswered}},                                       // a client answer in a POST refused 404, one failed 503
 	{"notification-answered.jsonl", 1, []string{kindNullResponse}},                                 // sharplens-mcp#6: a null-id error to notifications/initialized
 	{"notification-answered-pending.jsonl", 1, []string{kindNullResponse, kindUnanswered}},         // and with a request pending, answered later
-	{"notification-answered.har", 1, []string{kindNullResponse}},                                   // a null-id error in the 200 answering a notification's POST
-	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},               // a null-id result, then the request's own answer
+	{"notification-answered.har", 1, []string{kindNullResponse}},
+	{"idless-reply.jsonl", 1, []string{kindInvalid, kindUnanswered}},                              // a reply without an "id" member, tied to its request
+	{"idless-reply.har", 1, []string{kindInvalid, kindUnanswered}},                                // and in a HAR exchange
+	{"http-error-answers.har", 1, []string{kindNullResponse, kindUnmatched, kindUnanswered}},      // JSON-RPC errors in 400 bodies: a dropped id, an id of no request
+	{"accepted-202-empty.har", 1, []string{kindUnanswered}},                                       // a request answered 202 with an empty body, and one 204
+	{"duplicate-one-answer.jsonl", 1, []string{kindDuplicate, kindUnanswered}},                    // two requests with one id, one answer: which, the ids cannot tell
+	{"batch-null-id.jsonl", 1, []string{kindNullResponse, kindUnanswered}},                        // a null-id reply in a batch whose next element answers the oldest request
+	{"null-id-pending-null.jsonl", 1, []string{kindNullResponse, kindNullRequest, kindDuplicate}}, // a null-id reply while requests sent with null ids are pending
+	{"float64-one-value.jsonl", 1, []string{kindUnsafeInteger}},                                   // one double, in JavaScript's spelling and exactly
+	{"gosdk-gave-up.log", 1, []string{kindTypeChanged, kindUnanswered}},                           // go-sdk's own "request terminated without response" after a type change
+	{"gosdk-write-after-read.log", 0, nil},                                                        // go-sdk logged a request's write after its response's read                                   // a null-id error in the 200 answering a notification's POST
+	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},              // a null-id result, then the request's own answer
 
 	// application/json-rpc and application/jsonrequest (the Zabbix API), byte
 	// order marks before bodies and NDJSON lines.
@@ -903,7 +913,7 @@ func checkFacts(t *testing.T, f finding) {
 		}
 	case kindNullResponse:
 		named := false // the message names a request
-		for _, s := range []string{"pending in the same HTTP exchange: ", "pending on the same WebSocket connection: ", "not already taken by a null-id response: ", "which was sent with a null id"} {
+		for _, s := range []string{"pending in the same HTTP exchange: ", "pending on the same WebSocket connection: ", "not already taken by a null-id response: ", "which was sent with a null id", "requests pending with a null id, "} {
 			named = named || strings.Contains(f.Message, s)
 		}
 		if named != (f.Request != nil) {
@@ -1146,8 +1156,8 @@ func TestHAROwnExchangeFirst(t *testing.T) {
 	dup := func(entry int, id, method string, before int, beforeMethod string) string {
 		return fmt.Sprintf("<stdin>:entry %d: error: request id %s (%s) sent while request %s (entry %d, %s) is still pending: their responses cannot be told apart\n", entry, id, method, id, before, beforeMethod)
 	}
-	never := func(entry int, id, method string) string {
-		return fmt.Sprintf("<stdin>:entry %d: error: request %s (%s) was never answered\n", entry, id, method)
+	never := func(entry int, id, method string) string { // each accepted with 202
+		return fmt.Sprintf("<stdin>:entry %d: error: request %s (%s) was never answered (its HTTP response was 202 Accepted, with no answer in its body, and no event stream in the capture carries its answer)\n", entry, id, method)
 	}
 	typeChanged := "<stdin>:entry %d: warning: response id \"1\" matches request 1 (entry %d, %s) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response\n"
 	for _, c := range []struct {

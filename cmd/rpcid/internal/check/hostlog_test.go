@@ -352,15 +352,15 @@ checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 3 log lin
 		// whole log.
 		{"not ended", restart("Server started and connected successfully"), `<stdin>:6: error: request id 0 (initialize) sent while request 0 (line 2, initialize) is still pending: their responses cannot be told apart` + overlap + `
 <stdin>:8: error: request id 1 (tools/call) sent while request 1 (line 3, tools/call) is still pending: their responses cannot be told apart` + overlap + `
-<stdin>:6: error: request 0 (initialize) was never answered` + overlap + `
-<stdin>:8: error: request 1 (tools/call) was never answered` + overlap + `
+<stdin>:6: error: request 0 (initialize) was never answered, or request 0 (line 2, initialize) was: both were pending with the same id, and the one response with it (line 7) answers either, which the ids alone cannot tell` + overlap + `
+<stdin>:8: error: request 1 (tools/call) was never answered, or request 1 (line 3, tools/call) was: both were pending with the same id, and the one response with it (line 9) answers either, which the ids alone cannot tell` + overlap + `
 checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 3 log lines without a message not examined; 4 errors, 0 warnings
 `},
 		// A message is no end line, whatever its text.
 		{"message saying transport closed", restart(`Message from server: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Server transport closed"}}`), `<stdin>:6: error: request id 0 (initialize) sent while request 0 (line 2, initialize) is still pending: their responses cannot be told apart` + overlap + `
 <stdin>:8: error: request id 1 (tools/call) sent while request 1 (line 3, tools/call) is still pending: their responses cannot be told apart` + overlap + `
-<stdin>:6: error: request 0 (initialize) was never answered` + overlap + `
-<stdin>:8: error: request 1 (tools/call) was never answered` + overlap + `
+<stdin>:6: error: request 0 (initialize) was never answered, or request 0 (line 2, initialize) was: both were pending with the same id, and the one response with it (line 7) answers either, which the ids alone cannot tell` + overlap + `
+<stdin>:8: error: request 1 (tools/call) was never answered, or request 1 (line 3, tools/call) was: both were pending with the same id, and the one response with it (line 9) answers either, which the ids alone cannot tell` + overlap + `
 checked 1 file: 7 messages (4 requests, 2 responses, 1 notification); 2 log lines without a message not examined; 4 errors, 0 warnings
 `},
 		// Lines of the server before its first start that hold no

@@ -210,6 +210,8 @@ type session struct {
 	offsetBase            int64          // where the JSON text being read starts in its HAR body
 	scanned               []scan.Message // reused by scanText
 	entryRequests         []ref          // HAR: requests of the current entry
+	respelled             map[ref]string // go-sdk log: requests answered by a response whose id changed, and how (see noteRespelled)
+	batchAnswered         map[idKey]bool // the ids of the responses of the batch being read
 	// ownDups are the first client requests of the HAR entry being read
 	// queued behind a pending request of an earlier entry with an Equal
 	// id, by its key: a response in the entry's response body answers
@@ -468,7 +470,7 @@ func (s *session) message(pos position, loc string, dir direction, m *fields) {
 			return
 		}
 		if !hasID {
-			s.invalid(pos, loc, `not JSON-RPC 2.0: a response without an "id" member`)
+			s.idless(pos, loc, dir, m.errv)
 			return
 		}
 	default:
@@ -775,7 +777,7 @@ func (s *session) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	if needsJS(id) {
 		t.jsLink(sd, x)
 	}
-	if s.har {
+	if s.har || s.log == logSDK {
 		s.matchDeferred(si, id.Key(), x)
 	}
 }
@@ -844,6 +846,9 @@ func (s *session) matchDeferred(si int, key rpcid.Key, x ref) {
 		return
 	}
 	d := &s.deferred[list[0]]
+	if !s.sdkInOrder(d.pos, x) {
+		return
+	}
 	if len(list) == 1 {
 		delete(m, key)
 	} else {
@@ -868,16 +873,24 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	if s.httpError && s.failedExchange && errRaw != nil && toClient {
 		// The body of a non-2xx HTTP response: with a null id, or one
 		// that no request has, the transport's refusal of the HTTP
-		// request, not the answer to a JSON-RPC request whose id was
-		// dropped. The requests and answers of the exchange are reported
-		// as refused (see exchangeEnd).
+		// request; the requests and answers of the exchange are reported
+		// as refused (see exchangeEnd). The body is a JSON-RPC response
+		// all the same, and its id is reported as in any other: a null id
+		// that no parse error or invalid request excuses, answering an
+		// exchange that sent a request, was dropped by a peer that read
+		// the request (MCP's header checks answer so), and an id that no
+		// request has matches none.
 		if id.Kind() == rpcid.KindNull {
 			s.refuse(errRaw, "a null id")
+			x, _ := s.likely(si)
+			if code := describeError(errRaw).code; x != none && code != "-32700" && code != "-32600" {
+				// The exchange sent a request, whose id it left out.
+				s.nullResponse(pos, si, raw, errRaw, none, none)
+			}
 			return
 		}
 		if _, ok := sd.get(keyOf(id)); !ok {
 			s.refuse(errRaw, "the id "+show(raw)+", which matches no request sent before it in its session")
-			return
 		}
 	}
 	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
@@ -898,10 +911,18 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		x, ok := sd.get(keyOf(id))
 		if ok && t.at(x).flags&fAnswered == 0 {
 			x = s.own(pos, sd, keyOf(id), x)
+			twins := s.nullTwins(x)
 			// A request sent with a null id is pending: this answers it,
 			// unless it is a parse error or an invalid request, which may
 			// as well reply to a message the peer could not read.
 			s.answer(pos, sd, x, id, raw)
+			if twins != "" {
+				f := &finding{ID: clone(raw), Request: s.ref(x)}
+				if len(errRaw) > 0 && len(errRaw) <= 1024 {
+					f.Error = clone(errRaw)
+				}
+				s.report(pos, levelError, kindNullResponse, "response with a null id: it may answer any of the requests pending with a null id, "+twins+", and the ids cannot tell which (check takes it for the first sent)", f)
+			}
 			if code := describeError(errRaw).code; errRaw != nil && (code == "-32700" || code == "-32600") {
 				s.nullResponse(pos, si, raw, errRaw, x, none)
 			}
@@ -933,7 +954,9 @@ func (s *session) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	if !ok {
-		if s.har && !s.final {
+		if (s.har || s.log == logSDK) && !s.final {
+			// A HAR's responses may come before their requests; so may a
+			// go-sdk log's (see sdkReorderLines).
 			s.deferResponse(pos, si, id, raw)
 			return
 		}
@@ -1066,6 +1089,9 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		}
 	} else if t.promoteDup(sd, key, x) {
 		r.flags |= fDropped
+		if !s.har {
+			s.twins(sd, key, x, pos)
+		}
 		if r.flags&fLate != 0 {
 			// The late answer may still come: after the requests queued
 			// with the id.
@@ -1106,12 +1132,14 @@ func (s *session) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 			show(raw), s.describe(x), sentWord, gotWord, where)
 		f.why = "SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response"
 		s.report(pos, levelWarning, kindTypeChanged, s.explainWithHint(f, x), f)
+		s.noteRespelled(x, fmt.Sprintf("changed type (%s for %s)", show(raw), show(r.raw())))
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
 		f.short = fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s",
 			show(raw), s.describe(x), where)
 		f.why = spellingPeers(r.raw(), raw, id)
 		s.report(pos, levelWarning, kindSpellingChanged, s.explainWithHint(f, x), f)
+		s.noteRespelled(x, fmt.Sprintf("changed spelling (%s for %s)", show(raw), show(r.raw())))
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))
@@ -1334,7 +1362,9 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 	if x != none {
 		f.Request = s.ref(x)
 		msg += "; " + pending + s.describe(x)
-		if n := pos.n(); n <= math.MaxUint32 {
+		if n := pos.n(); n <= math.MaxUint32 && !s.failedExchange {
+			// (In a refused HTTP exchange the request's finding says it
+			// was refused; see exchangeEnd.)
 			r := s.t.at(x)
 			r.note, r.flags = uint32(n), r.flags|fNullNote
 			if len(causes) > 0 {
@@ -1342,6 +1372,10 @@ func (s *session) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 			}
 		}
 		s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
+	}
+	if s.failedExchange {
+		f.Note = "it is the body of an HTTP response that refused the exchange (a status other than 2xx)"
+		msg += "; " + f.Note
 	}
 	s.report(pos, levelError, kindNullResponse, msg, f)
 }
@@ -1435,7 +1469,7 @@ func (s *session) likely(si int) (ref, string) {
 	server := si == 1
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
-		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
+		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server && !s.answeredInBatch(x) {
 			if s.inWebSocket {
 				return x, "pending on the same WebSocket connection: "
 			}
@@ -1445,8 +1479,10 @@ func (s *session) likely(si int) (ref, string) {
 	if s.har {
 		return none, ""
 	}
-	if x := s.t.sides[si].pendHead; x != none {
-		return x, "the oldest request then pending and not already taken by a null-id response: "
+	for x := s.t.sides[si].pendHead; x != none; x = s.t.at(x).pendNext {
+		if !s.answeredInBatch(x) { // not one another element of its batch answers
+			return x, "the oldest request then pending and not already taken by a null-id response: "
+		}
 	}
 	return none, ""
 }
@@ -1532,6 +1568,9 @@ func (s *session) reportOpen(parts []*part) {
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
 		nullNote := func() string {
 			at := s.posAt(int64(r.note))
+			if r.flags&fIdless != 0 {
+				return fmt.Sprintf("the response without an \"id\" member at %s is likely its answer, which left its id out", at)
+			}
 			if r.flags&fNullMaybe != 0 {
 				return fmt.Sprintf("the response with a null id at %s may be its answer", at)
 			}
@@ -1569,11 +1608,18 @@ func (s *session) reportOpen(parts []*part) {
 			// Its answer could have come on an event stream that is missing.
 			f.Note = fmt.Sprintf("%s, and the body of %s, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], lostWhat)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && r.note == s.accepted:
+		case r.flags&fNullNote == 0 && r.note > 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
+			f.Note = s.notes[r.note-1] + ", with no answer in its body, and no event stream in the capture carries its answer"
+			msg += " (" + f.Note + ")"
 		case r.flags&fNullNote != 0:
 			f.Note = nullNote()
 			msg += " (" + f.Note + ")"
+		case r.flags&fTwin != 0 && r.note > 0:
+			// Which of the requests with the id the one answer took, the
+			// ids cannot tell.
+			f.Note = s.notes[r.note-1]
+			msg += ", or " + f.Note
 		case r.note > 0:
 			f.Note = s.notes[r.note-1]
 			msg += " (" + f.Note + ")"

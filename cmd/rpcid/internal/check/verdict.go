@@ -24,7 +24,8 @@ type tally struct {
 	// fractional-id).
 	numeric int
 	// lost counts responses that lost their request's id: null-id
-	// responses naming a request the peer read.
+	// responses naming a request the peer read, and responses without an
+	// "id" member.
 	lost int
 	// reused counts requests reusing an id in flight (duplicate-id).
 	reused int
@@ -46,7 +47,16 @@ func (t *tally) add(f *finding) {
 	case kindNullResponse:
 		// A parse error or an invalid request excuses a null id; any
 		// other answer with one is a request whose id the peer dropped.
-		if code := describeError(f.Error).code; f.Request != nil && (f.Error == nil || code != "-32700" && code != "-32600") {
+		// (Not when an HTTP exchange was refused, as for a missing
+		// session: that is no id lost on the way.)
+		// Nor when it answers a request sent with a null id.
+		if code := describeError(f.Error).code; f.Request != nil && string(f.Request.ID) != "null" && f.Note == "" && (f.Error == nil || code != "-32700" && code != "-32600") {
+			t.lost++
+		}
+	case kindInvalid:
+		// A response without an "id" member (see idless), unless a parse
+		// error or an invalid request, which have no id to keep.
+		if code := describeError(f.Error).code; f.Request != nil && code != "-32700" && code != "-32600" {
 			t.lost++
 		}
 	case kindUnmatched:
