@@ -3,7 +3,7 @@ package check
 import (
 	"bytes"
 	"fmt"
-	"go/format"
+	goformat "go/format"
 	"os"
 	"regexp"
 	"strconv"
@@ -81,7 +81,7 @@ func renderMeasured(t *testing.T, md []byte) []byte {
 	if n < 5 {
 		t.Fatalf("RESULTS.md has %d SDK sections, want at least 5", n)
 	}
-	src, err := format.Source(b.Bytes())
+	src, err := goformat.Source(b.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.Bytes())
 	}
