@@ -45,18 +45,16 @@ func (t *tally) add(f *finding) {
 			t.reused++
 		}
 	case kindNullResponse:
-		// A parse error or an invalid request excuses a null id; any
-		// other answer with one is a request whose id the peer dropped.
-		// (Not when an HTTP exchange was refused, as for a missing
-		// session: that is no id lost on the way.)
-		// Nor when it answers a request sent with a null id.
-		if code := describeError(f.Error).code; f.Request != nil && string(f.Request.ID) != "null" && f.Note == "" && (f.Error == nil || code != "-32700" && code != "-32600") {
+		// The answer to a named request whose id the peer dropped; not
+		// one that answers a request sent with a null id, nor the body
+		// of a refused HTTP exchange (Note: a missing session, say, no
+		// id lost on the way).
+		if f.Request != nil && string(f.Request.ID) != "null" && f.Note == "" && !unreadable(f.Error) {
 			t.lost++
 		}
 	case kindInvalid:
-		// A response without an "id" member (see idless), unless a parse
-		// error or an invalid request, which have no id to keep.
-		if code := describeError(f.Error).code; f.Request != nil && code != "-32700" && code != "-32600" {
+		// A response without an "id" member (see idless).
+		if f.Request != nil && !unreadable(f.Error) {
 			t.lost++
 		}
 	case kindUnmatched:
@@ -74,6 +72,14 @@ func (t *tally) add(f *finding) {
 			t.wrong++
 		}
 	}
+}
+
+// unreadable reports whether errRaw is a parse error or an invalid
+// request, the errors of a peer that could not read a request, which
+// excuse a response without its id.
+func unreadable(errRaw []byte) bool {
+	code := describeError(errRaw).code
+	return errRaw != nil && (code == "-32700" || code == "-32600")
 }
 
 // sdkOfNormalizer names the SDK that reads ids with each normalizer a
