@@ -32,7 +32,7 @@ const sdkReorderLines = 16
 // changed type or spelling (which go-sdk dropped) or never answered, is
 // reported as failed in go-sdk, at its own line. Such a line is not a message and is
 // not counted as one (nor as a line without one: it is examined).
-func (s *session) sdkGaveUp(pos position, dir direction, data []byte) bool {
+func (s *capture) sdkGaveUp(pos position, dir direction, data []byte) bool {
 	msgs, batch, err := scanText(s.msgs[:0], &s.scanned, data)
 	s.msgs = msgs[:0]
 	if err != nil || batch || len(msgs) != 1 {
@@ -79,7 +79,7 @@ func (s *session) sdkGaveUp(pos position, dir direction, data []byte) bool {
 // noteRespelled remembers, in a go-sdk log, that request x was answered by
 // a response whose id changed (how: "changed type", "changed spelling"),
 // which go-sdk drops or may drop (see sdkGaveUp).
-func (s *session) noteRespelled(x ref, how string) {
+func (s *capture) noteRespelled(x ref, how string) {
 	if s.log != logSDK {
 		return
 	}
@@ -92,6 +92,6 @@ func (s *session) noteRespelled(x ref, how string) {
 // sdkInOrder reports whether the response deferred at pos may answer the
 // request x written after it: in a go-sdk log, only within
 // sdkReorderLines lines.
-func (s *session) sdkInOrder(pos position, x ref) bool {
+func (s *capture) sdkInOrder(pos position, x ref) bool {
 	return s.log != logSDK || s.t.at(x).pos-pos.n() <= sdkReorderLines
 }

@@ -14,7 +14,7 @@ import (
 // it is tied to the request it likely answers: in a HAR, a pending request
 // of the same HTTP exchange; else the oldest pending request not already
 // taken by such a response, whose unanswered-request finding then names it.
-func (s *session) idless(pos position, loc string, dir direction, errRaw []byte) {
+func (s *capture) idless(pos position, loc string, dir direction, errRaw []byte) {
 	si := sideOf(dir == fromClient) // a response from the client answers the server
 	f := s.where()
 	msg := loc + `not JSON-RPC 2.0: a response without an "id" member`

@@ -11,7 +11,7 @@ import (
 // tell which of them that response answers: their unanswered-request
 // findings name x as the one that may instead have gone unanswered
 // (JSON Lines and logs; in a HAR the HTTP exchange tells).
-func (s *session) twins(sd *side, key idKey, x ref, pos position) {
+func (s *capture) twins(sd *side, key idKey, x ref, pos position) {
 	t := s.t
 	y, ok := sd.get(key)
 	if !ok {
@@ -29,7 +29,7 @@ func (s *session) twins(sd *side, key idKey, x ref, pos position) {
 // nullTwins returns, when requests other than x are pending with a null
 // id beside x (queued behind it), all of them, named for a finding ("request
 // null (line 3, b) and request null (line 4, c)"); else "".
-func (s *session) nullTwins(x ref) string {
+func (s *capture) nullTwins(x ref) string {
 	t := s.t
 	if t.at(x).dupNext == none {
 		return ""
@@ -47,7 +47,7 @@ func (s *session) nullTwins(x ref) string {
 // batchAnswers notes the ids of the responses of a batch (msgs), so that a
 // null-id or id-less response among them is not tied to a request that
 // another element of the same batch answers (see likely).
-func (s *session) batchAnswers(msgs []fields) {
+func (s *capture) batchAnswers(msgs []fields) {
 	clear(s.batchAnswered)
 	for i := range msgs {
 		m := &msgs[i]
@@ -65,6 +65,6 @@ func (s *session) batchAnswers(msgs []fields) {
 
 // answeredInBatch reports whether another response of the batch being read
 // has the id of request x.
-func (s *session) answeredInBatch(x ref) bool {
+func (s *capture) answeredInBatch(x ref) bool {
 	return len(s.batchAnswered) > 0 && s.batchAnswered[keyOf(s.t.at(x).id())]
 }

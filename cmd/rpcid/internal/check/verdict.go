@@ -11,8 +11,8 @@ import (
 // from there with its figures (measured.go, kept in step by TestMeasured);
 // the SDKs it does not measure are named from the SDK survey.
 
-// tally counts the findings of a run that the verdict speaks of.
-type tally struct {
+// verdictTally counts the findings of a run that the verdict speaks of.
+type verdictTally struct {
 	// typeChanged and spellingChanged: responses matched only under the
 	// rule, whose id changed type (1 and "1") or spelling (1 and 1.0).
 	typeChanged, spellingChanged int
@@ -32,7 +32,7 @@ type tally struct {
 }
 
 // add counts a finding.
-func (t *tally) add(f *finding) {
+func (t *verdictTally) add(f *finding) {
 	switch f.Kind {
 	case kindTypeChanged:
 		t.typeChanged++
@@ -113,7 +113,7 @@ func sdkName(m measuredSDK) string {
 
 // verdict returns the sentences that end the summary, or "" when the
 // findings break no client this way.
-func (t *tally) verdict() string {
+func (t *verdictTally) verdict() string {
 	var breaks []string
 	if t.typeChanged > 0 {
 		names, counts := failing(func(m measuredSDK) int { return m.Canonical.Missed + m.Canonical.Refused })
