@@ -168,10 +168,11 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	// as clients keep requests in flight, not http.Transport's default of
 	// 2, so that concurrent requests do not each open a connection.
 	base.MaxIdleConns, base.MaxIdleConnsPerHost = maxIdleUpstream, maxIdleUpstream
+	base.MaxResponseHeaderBytes = maxResponseHead
 	// Counted below httpid.Transport, so that a request it answers 503
 	// itself, or one the upstream cannot be reached for, is not counted as
 	// forwarded.
-	tr := &httpid.Transport{Base: countingTransport{newUpstreamTransport(base, p.target), &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
+	tr := &httpid.Transport{Base: countingTransport{base, &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
 	// The Transport's own table, reached through the hook package httpid
 	// sets, so that -v can log what it restores and count it.
 	p.table = restore.TransportTable(tr)
@@ -195,6 +196,11 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 // maxIdleUpstream is the number of idle connections to the upstream the
 // proxy keeps at most.
 const maxIdleUpstream = 256
+
+// maxResponseHead is the size in bytes of the largest response head (status
+// line and header fields) read from the upstream: http.Transport's default,
+// set here so that a test can rely on it.
+const maxResponseHead = 10 << 20
 
 // copyBufs is the pool of the buffers ReverseProxy copies response bodies
 // with, one per response otherwise.
@@ -486,12 +492,12 @@ func allowedHosts(listen string, addr *net.TCPAddr) map[string]bool {
 // countingTransport is an http.Transport that counts the requests it gets
 // a response to.
 type countingTransport struct {
-	*upstreamTransport
+	*http.Transport
 	n *atomic.Int64
 }
 
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.upstreamTransport.RoundTrip(r)
+	resp, err := c.Transport.RoundTrip(r)
 	if err == nil {
 		c.n.Add(1)
 	}
