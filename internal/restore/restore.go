@@ -103,11 +103,23 @@ type Table struct {
 	// Table's lock held, and must not keep the slices in m.
 	OnElsewhere func(m Elsewhere)
 
+	// Remap, if set, makes the Table assign the id each request is sent
+	// with, instead of remembering the client's own (see AppendRecorded):
+	// responses are then matched against the assigned ids and written back
+	// with the client's. Set it before first use.
+	Remap bool
+
+	// OnRemap, if set, is called for each request id remapped, with the
+	// client's id and the id assigned, without the Table's lock held. It
+	// must not keep the slices.
+	OnRemap func(client, sent []byte)
+
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
 	n       int       // records in table
 	orphans list.List // *record whose exchange ended unanswered, oldest first
 	stats   Stats
+	remap   remapState
 }
 
 // Stats counts what a Table has seen.
@@ -117,6 +129,7 @@ type Stats struct {
 	Restored  int64 // response ids rewritten to the spelling sent
 	Unmatched int64 // valid, non-null response ids that matched no remembered id
 	Ambiguous int64 // response ids Equal to remembered ids of different spellings, left as received
+	Remapped  int64 // request ids sent as an id the Table assigned (Remap)
 }
 
 // An Elsewhere describes a response id that answered a request of another
@@ -135,8 +148,9 @@ type Elsewhere struct {
 
 // A record is one request id sent by one exchange.
 type record struct {
-	id      rpcid.ID
-	raw     []byte        // the id's exact JSON text as sent; never modified
+	id      rpcid.ID      // the id sent upstream: the client's, or the one assigned (Remap)
+	raw     []byte        // the client's id's exact JSON text; never modified
+	client  rpcid.Key     // the client's id under the rule, when remapped
 	ex      *Exchange     // the exchange that recorded it
 	session string        // the MCP session it was sent in, or ""
 	elem    *list.Element // in Table.orphans once the exchange ended unanswered
@@ -256,6 +270,9 @@ func (t *Table) recordText(data []byte, session string) (ex *Exchange, text bool
 			r = new(record)
 		}
 		r.id, r.ex, r.session = id, ex, session
+		if t.Remap {
+			r.client = id.Key() // r.id is assigned by add
+		}
 		if len(raw) <= len(r.short) {
 			r.raw = append(r.short[:0], raw...)
 		} else {
@@ -282,6 +299,11 @@ func (t *Table) add(ex *Exchange) error {
 		return fmt.Errorf("%w: %d pending, the message adds %d, MaxPending is %d", ErrTooManyPending, t.n, n, limit)
 	}
 	for _, r := range ex.recs {
+		if t.Remap {
+			t.assign(r)
+			t.n++
+			continue
+		}
 		_, sl, ok := t.table.Take(r.id)
 		if !ok {
 			sl.recs = r.self[:0:1]
@@ -319,6 +341,9 @@ func (t *Table) drop(r *record) {
 	if r.elem != nil {
 		t.orphans.Remove(r.elem)
 		r.elem = nil
+	}
+	if t.Remap {
+		t.forgetClient(r)
 	}
 	r.done = true
 	t.n--
@@ -409,6 +434,10 @@ func (t *Table) restoreText(data []byte, sc *Scope, fn func(start, end int, sent
 	msgs, text := scanMessages(buf[:0], data)
 	for i := range msgs {
 		m := &msgs[i]
+		if t.Remap {
+			t.restoreRemapped(data, m, sc, fn)
+			continue
+		}
 		if !isResponse(m, data) {
 			continue
 		}
@@ -418,6 +447,34 @@ func (t *Table) restoreText(data []byte, sc *Scope, fn func(start, end int, sent
 		}
 	}
 	return text
+}
+
+// restoreRemapped is restoreText's work on m, one message of data, for a
+// remapping Table: a response's id, and the other places that name an id the
+// Table assigned (see remapped), in increasing order of position.
+func (t *Table) restoreRemapped(data []byte, m *scan.Message, sc *Scope, fn func(start, end int, sent []byte)) {
+	var sent []byte
+	if isResponse(m, data) {
+		sent = t.restore(m.ID.Bytes(data), sc)
+	}
+	type edit struct {
+		start, end int
+		sent       []byte
+	}
+	var buf [2]edit
+	edits := buf[:0]
+	if sent != nil {
+		edits = append(edits, edit{m.ID.Start, m.ID.End, sent})
+	}
+	t.remapped(data, m, sent, func(start, end int, sent []byte) {
+		edits = append(edits, edit{start, end, sent})
+	})
+	if len(edits) == 2 && edits[1].start < edits[0].start {
+		edits[0], edits[1] = edits[1], edits[0]
+	}
+	for _, e := range edits {
+		fn(e.start, e.end, e.sent)
+	}
 }
 
 // RestoreInPlace restores the response ids in data as AppendRestored does,

@@ -1,0 +1,120 @@
+package restore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestRemap sends the ids of the bridge matrix through a remapping Table:
+// each is sent as a small integer, and its response, in whatever spelling
+// of that integer, comes back with the client's bytes.
+func TestRemap(t *testing.T) {
+	ids := []string{"0", "1", "-1", "42", "9007199254740991", "9007199254740993", "9223372036854775807",
+		"18446744073709551616", "1.0", "1.5", "1e2", "-0", "0.1", `"abc"`, `"0"`, `"01"`, `"\u0061"`,
+		`"a\/b"`, `"😀"`, `""`, `"` + strings.Repeat("k", 1024) + `"`}
+	var logs []string
+	tb := &Table{Remap: true,
+		OnRemap:   func(c, s []byte) { logs = append(logs, fmt.Sprintf("request %s sent as %s", c, s)) },
+		OnRestore: func(r, s []byte) { logs = append(logs, fmt.Sprintf("response %s restored to %s", r, s)) },
+	}
+	for i, id := range ids {
+		req := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call"}`
+		out, ex, text, err := tb.AppendRecorded(nil, []byte(req), "")
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call"}`, i+1)
+		if err != nil || ex == nil || !text || string(out) != want {
+			t.Fatalf("AppendRecorded(%s) = %s, %v, %v, %v; want %s", req, out, ex, text, err, want)
+		}
+	}
+	if tb.Len() != len(ids) || tb.Stats().Remapped != int64(len(ids)) {
+		t.Fatalf("Len = %d, Remapped = %d; want %d", tb.Len(), tb.Stats().Remapped, len(ids))
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		// A bridge that stringifies the id it got: "n" answers n too.
+		got := fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d","result":{}}`, i+1)
+		if i%2 == 0 {
+			got = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d.0,"result":{}}`, i+1)
+		}
+		out, _ := tb.AppendRestored(nil, []byte(got))
+		want := `{"jsonrpc":"2.0","id":` + ids[i] + `,"result":{}}`
+		if string(out) != want {
+			t.Errorf("AppendRestored(%s) = %s, want %s", got, out, want)
+		}
+	}
+	if tb.Len() != 0 {
+		t.Errorf("Len = %d after every response, want 0", tb.Len())
+	}
+	if logs[5] != "request 9007199254740993 sent as 6" {
+		t.Errorf("log %q", logs[5])
+	}
+	if want := `response "6" restored to 9007199254740993`; logs[len(ids)+len(ids)-6] != want {
+		t.Errorf("log %q, want %q", logs[len(ids)+len(ids)-6], want)
+	}
+}
+
+// TestRemapDuplicatesAndCancel: two requests in flight with one id each get
+// an id of their own; a cancel names the one sent last; messages that are
+// not requests pass unchanged.
+func TestRemapDuplicatesAndCancel(t *testing.T) {
+	tb := &Table{Remap: true}
+	send := func(in, want string) {
+		t.Helper()
+		out, _, _, err := tb.AppendRecorded(nil, []byte(in), "")
+		if err != nil || string(out) != want {
+			t.Errorf("AppendRecorded(%s) = %s, %v; want %s", in, out, err, want)
+		}
+	}
+	recv := func(in, want string) {
+		t.Helper()
+		if out, _ := tb.AppendRestored(nil, []byte(in)); string(out) != want {
+			t.Errorf("AppendRestored(%s) = %s, want %s", in, out, want)
+		}
+	}
+	send(`[{"jsonrpc":"2.0","id":77,"method":"a"},{"jsonrpc":"2.0","id":77,"method":"b"}]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"x","requestId":77.0}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"x","requestId":2}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":78}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":78}}`)
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77,"RequestId":77}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":77,"RequestId":77}}`)
+	send(`{"jsonrpc":"2.0","id":"s1","result":{}}`, `{"jsonrpc":"2.0","id":"s1","result":{}}`)
+	send(`{"jsonrpc":"2.0","id":null,"method":"x"}`, `{"jsonrpc":"2.0","id":null,"method":"x"}`)
+	recv(`{"jsonrpc":"2.0","id":"s2","method":"ping"}`, `{"jsonrpc":"2.0","id":"s2","method":"ping"}`)
+	recv(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)
+	recv(`{"jsonrpc":"2.0","id":9,"result":{}}`, `{"jsonrpc":"2.0","id":9,"result":{}}`)
+	recv(`[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":1,"result":{}}]`,
+		`[{"jsonrpc":"2.0","id":77,"result":{}},{"jsonrpc":"2.0","id":77,"result":{}}]`)
+	if tb.Len() != 0 {
+		t.Errorf("Len = %d, want 0", tb.Len())
+	}
+	// Subscriptions (MCP 2026-07-28): the server names the listen
+	// request's id in its notifications, its cancel and its result.
+	send(`{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen"}`, `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen"}`)
+	recv(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":3}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}}}`)
+	recv(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"L"}}`)
+	recv(`{"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/subscriptionId":3}},"id":3}`,
+		`{"jsonrpc":"2.0","result":{"_meta":{"io.modelcontextprotocol/subscriptionId":"L"}},"id":"L"}`)
+}
+
+// TestRemapRefused: a message whose ids do not fit is not sent; the
+// refusal answers each request with its own id.
+func TestRemapRefused(t *testing.T) {
+	tb := &Table{Remap: true, MaxPending: 1}
+	in := `[{"jsonrpc":"2.0","id":1.0,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","id":"x","method":"b"}]`
+	_, ex, _, err := tb.AppendRecorded(nil, []byte(in), "")
+	if !errors.Is(err, ErrTooManyPending) || ex != nil || tb.Len() != 0 {
+		t.Fatalf("AppendRecorded: %v, %v, Len %d; want ErrTooManyPending, nil, 0", ex, err, tb.Len())
+	}
+	got := string(AppendRefusal(nil, []byte(in), "too many"))
+	want := `[{"jsonrpc":"2.0","id":1.0,"error":{"code":-32000,"message":"too many"}},{"jsonrpc":"2.0","id":"x","error":{"code":-32000,"message":"too many"}}]`
+	if got != want {
+		t.Errorf("AppendRefusal = %s\nwant %s", got, want)
+	}
+	if got := string(AppendRefusal(nil, []byte(`{"jsonrpc":"2.0","method":"n"}`), "m")); got != "" {
+		t.Errorf("AppendRefusal of a notification = %q, want nothing", got)
+	}
+}
