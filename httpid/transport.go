@@ -245,7 +245,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if c, body, err = t.readRequest(req); err != nil {
 			return nil, err
 		}
-		if body != nil {
+		if body != nil && t.ids().Remap {
+			if ex, err = t.remap(c, body); err != nil {
+				if f := t.ids().OnRefused; f != nil {
+					f(err)
+				}
+				return refusal(req, body, err), nil
+			}
+		} else if body != nil {
 			// A byte order mark before the text is not part of it (RFC
 			// 8259 section 8.1); it is sent on with the rest.
 			text, _ := mediatype.TrimBOM(body)

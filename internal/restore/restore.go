@@ -114,6 +114,10 @@ type Table struct {
 	// must not keep the slices.
 	OnRemap func(client, sent []byte)
 
+	// OnRefused, if set, is called by an adapter of a remapping Table for
+	// each message it answered with AppendRefusal instead of sending it.
+	OnRefused func(err error)
+
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
 	n       int       // records in table

@@ -8,8 +8,8 @@ import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
 // Cmd is "rpcid proxy".
 var Cmd = &base.Command{
 	Name: "proxy",
-	UsageLine: "rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL\n" +
-		"       rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]",
+	UsageLine: "rpcid proxy [-listen ADDR] [-remap] [-v] [-max-pending N] [-max-message-size BYTES] URL\n" +
+		"       rpcid proxy [-remap] [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]",
 	Short: "restore response ids for an unchanged client, over HTTP or stdio",
 	Long:  long,
 }
@@ -89,6 +89,12 @@ Flags:
 	-listen ADDR              HTTP mode: address to listen on (default 127.0.0.1:8939;
 	                          127.0.0.1:0 picks a free port; a non-loopback
 	                          address exposes the proxy to other machines)
+	-remap                    send each request with an id the proxy assigns
+	                          (a small integer, never two alike in flight) and
+	                          write its response back with the client's exact
+	                          id; notifications/cancelled follows (see
+	                          docs/proxy.md): for any bridge between the proxy
+	                          and the server that may change ids
 	-v                        log each restored id, each response id that
 	                          matches no request or is ambiguous (Equal to
 	                          ids sent in different spellings), each refused

@@ -44,6 +44,7 @@ type httpProxy struct {
 	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
 	table    *restore.Table // the Transport's, for -v
 	requests atomic.Int64   // requests forwarded: the upstream answered
+	remap    bool           // -remap
 }
 
 type inboundHostKey struct{}
@@ -171,6 +172,10 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table.OnUnmatched = lg.unmatched
 	p.table.OnAmbiguous = lg.ambiguous
 	p.table.OnElsewhere = lg.elsewhere
+	if cfg.remap {
+		lg.remapTable(p.table)
+	}
+	p.remap = cfg.remap
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
@@ -365,9 +370,10 @@ func (p *httpProxy) summary() {
 		return
 	}
 	st := p.table.Stats()
-	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched%s",
+	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched%s%s",
 		proxyCount(p.requests.Load(), "request"), proxyCount(st.Requests, "request id"),
-		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
+		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous),
+		remapNote(p.remap, st))
 }
 
 // allowedHosts returns the Host header values (lower case) that name a proxy

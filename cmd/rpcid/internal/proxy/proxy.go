@@ -28,8 +28,8 @@ const defaultProxyListen = "127.0.0.1:8939"
 
 // proxySynopsis is printed to standard error after a usage error.
 const proxySynopsis = `usage:
-  rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL
-  rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
+  rpcid proxy [-listen ADDR] [-remap] [-v] [-max-pending N] [-max-message-size BYTES] URL
+  rpcid proxy [-remap] [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
 `
 
 // proxyConfig is a parsed rpcid proxy command line.
@@ -37,6 +37,7 @@ type proxyConfig struct {
 	listen         string
 	listenSet      bool
 	verbose        bool
+	remap          bool // send ids the proxy assigns (see remapLog)
 	maxPending     int
 	maxMessageSize int
 	upstream       *url.URL // HTTP mode
@@ -86,6 +87,7 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.listen, "listen", defaultProxyListen, "")
 	fs.BoolVar(&cfg.verbose, "v", false, "")
+	fs.BoolVar(&cfg.remap, "remap", false, "")
 	fs.IntVar(&cfg.maxPending, "max-pending", httpid.DefaultMaxPending, "")
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
 	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
