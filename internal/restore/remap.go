@@ -43,7 +43,7 @@ const (
 
 // remapState is what a remapping Table keeps beside its records.
 type remapState struct {
-	last    uint32                    // the id assigned last
+	last    uint32                  // the id assigned last
 	clients map[rpcid.Key][]*record // remembered records by the client's id, in the order sent
 }
 
