@@ -118,7 +118,7 @@ func (t *Table) AppendRecorded(dst, data []byte, session string) (out []byte, ex
 			if !ok {
 				continue
 			}
-			if sent := t.assignedTo(sp.Bytes(data)); sent != nil {
+			if sent := t.cancel(sp.Bytes(data)); sent != nil {
 				edits = append(edits, edit{span: sp, repl: sent})
 			}
 		}
@@ -148,10 +148,13 @@ func (t *Table) AppendRecorded(dst, data []byte, session string) (out []byte, ex
 	return dst, ex, text, nil
 }
 
-// assignedTo returns the JSON text of the id assigned to the remembered
-// request whose client id is Equal to raw (of several, the one sent last),
-// or nil if there is none.
-func (t *Table) assignedTo(raw []byte) []byte {
+// cancel returns the JSON text of the id assigned to the remembered request
+// whose client id is Equal to raw (of several, the one sent last), which
+// the client is cancelling, or nil if there is none. The request is kept
+// for a response that may still come, but as an orphan: a server need not
+// answer a cancelled request (MCP: it SHOULD NOT), and one that does not
+// must not hold a place of -max-pending for ever.
+func (t *Table) cancel(raw []byte) []byte {
 	id, err := rpcid.Parse(raw)
 	if err != nil || id.Kind() == rpcid.KindNull {
 		return nil
@@ -162,7 +165,11 @@ func (t *Table) assignedTo(raw []byte) []byte {
 	if len(recs) == 0 {
 		return nil
 	}
-	return recs[len(recs)-1].id.AppendJSON(nil)
+	r := recs[len(recs)-1]
+	if r.elem == nil {
+		r.elem = t.orphans.PushBack(r)
+	}
+	return r.id.AppendJSON(nil)
 }
 
 // clientOf returns the client's id for the remembered request sent with the

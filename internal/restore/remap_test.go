@@ -118,3 +118,26 @@ func TestRemapRefused(t *testing.T) {
 		t.Errorf("AppendRefusal of a notification = %q, want nothing", got)
 	}
 }
+
+// TestRemapCancelledMakesRoom: a cancelled request that the server never
+// answers (as MCP says it should not) is the first forgotten when room is
+// needed, so cancels do not fill -max-pending.
+func TestRemapCancelledMakesRoom(t *testing.T) {
+	tb := &Table{Remap: true, MaxPending: 2}
+	for i, in := range []string{
+		`{"jsonrpc":"2.0","id":"a","method":"x"}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}`,
+		`{"jsonrpc":"2.0","id":"b","method":"x"}`,
+		`{"jsonrpc":"2.0","id":"c","method":"x"}`,
+	} {
+		if _, _, _, err := tb.AppendRecorded(nil, []byte(in), ""); err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if _, _, _, err := tb.AppendRecorded(nil, []byte(`{"jsonrpc":"2.0","id":"d","method":"x"}`), ""); !errors.Is(err, ErrTooManyPending) {
+		t.Errorf("a third request in flight: %v, want ErrTooManyPending", err)
+	}
+	if out, _ := tb.AppendRestored(nil, []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); string(out) != `{"jsonrpc":"2.0","id":"c","result":{}}` {
+		t.Errorf("response 3 = %s, want id \"c\"", out)
+	}
+}

@@ -370,7 +370,7 @@ func (t *Table) Release(ex *Exchange, failed bool) {
 		case r.done:
 		case failed:
 			t.remove(r)
-		default:
+		case r.elem == nil: // not already an orphan (a cancelled request)
 			r.elem = t.orphans.PushBack(r)
 		}
 	}
