@@ -1,6 +1,8 @@
 package restore
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -140,4 +142,47 @@ func TestRemapCancelledMakesRoom(t *testing.T) {
 	if out, _ := tb.AppendRestored(nil, []byte(`{"jsonrpc":"2.0","id":3,"result":{}}`)); string(out) != `{"jsonrpc":"2.0","id":"c","result":{}}` {
 		t.Errorf("response 3 = %s, want id \"c\"", out)
 	}
+}
+
+// FuzzRemap: a remapping Table sends any text as valid JSON exactly when it
+// was, changes nothing but ids (and cancels) in it, and restores the answer
+// to each request, whatever spelling of its assigned id arrives, to the
+// client's bytes.
+func FuzzRemap(f *testing.F) {
+	f.Add([]byte(`[{"jsonrpc":"2.0","id":1.0,"method":"m"},{"jsonrpc":"2.0","id":"\u0061","method":"m"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}]`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":9007199254740993,"method":"m","params":{"_meta":{"progressToken":9007199254740993}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}`))
+	f.Add([]byte(`not json {"jsonrpc":"2.0","id":1,"method":"m"}`))
+	f.Fuzz(func(t *testing.T, reqs []byte) {
+		tb := &Table{Remap: true}
+		out, ex, text, err := tb.AppendRecorded(nil, reqs, "")
+		if err != nil {
+			t.Skip() // more than MaxPending ids
+		}
+		if !text {
+			if !bytes.Equal(out, reqs) || ex != nil {
+				t.Fatalf("a text that is not JSON changed: %q to %q", reqs, out)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("%q sent as %q, which is not valid JSON", reqs, out)
+		}
+		if ex == nil {
+			return
+		}
+		for k, r := range ex.recs {
+			if !bytes.Contains(out, []byte(fmt.Sprintf(`"id":%d`, k+1))) && !bytes.Contains(out, []byte(fmt.Sprintf(`:%d`, k+1))) {
+				t.Fatalf("%q sent as %q, without the id %d", reqs, out, k+1)
+			}
+			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":"%d","result":{}}`, k+1)
+			want := `{"jsonrpc":"2.0","id":` + string(r.raw) + `,"result":{}}`
+			if got, _ := tb.AppendRestored(nil, []byte(resp)); string(got) != want {
+				t.Fatalf("%s restored to %s, want %s", resp, got, want)
+			}
+		}
+		if tb.Len() != 0 {
+			t.Fatalf("Len = %d after every answer", tb.Len())
+		}
+	})
 }
