@@ -61,17 +61,27 @@ func (t *Table) assign(r *record) {
 	if t.remap.clients == nil {
 		t.remap.clients = make(map[rpcid.Key][]*record)
 	}
-	t.remap.clients[r.client] = append(t.remap.clients[r.client], r)
+	k := clientKey(r)
+	t.remap.clients[k] = append(t.remap.clients[k], r)
 	t.stats.Remapped++
+}
+
+// clientKey returns the key of the client's id of r, a remapped record.
+// It is computed again rather than kept, so that a record costs a table
+// that does not remap no more than it did.
+func clientKey(r *record) rpcid.Key {
+	id, _ := rpcid.Parse(r.raw) // valid: Record parsed it
+	return id.Key()
 }
 
 // forgetClient takes r out of the index by client id. t.mu is held.
 func (t *Table) forgetClient(r *record) {
-	recs := slices.DeleteFunc(t.remap.clients[r.client], func(x *record) bool { return x == r })
+	k := clientKey(r)
+	recs := slices.DeleteFunc(t.remap.clients[k], func(x *record) bool { return x == r })
 	if len(recs) == 0 {
-		delete(t.remap.clients, r.client)
+		delete(t.remap.clients, k)
 	} else {
-		t.remap.clients[r.client] = recs
+		t.remap.clients[k] = recs
 	}
 }
 
@@ -110,7 +120,7 @@ func (t *Table) AppendRecorded(dst, data []byte, session string) (out []byte, ex
 			if ex == nil {
 				ex = &Exchange{}
 			}
-			r := &record{id: id, raw: bytes.Clone(raw), ex: ex, session: session, client: id.Key()}
+			r := &record{id: id, raw: bytes.Clone(raw), ex: ex, session: session}
 			ex.recs = append(ex.recs, r)
 			edits = append(edits, edit{span: m.ID, rec: r})
 		case isNotification(m, data) && stringIs(m.Method.Bytes(data), methodCancelled):

@@ -154,7 +154,6 @@ type Elsewhere struct {
 type record struct {
 	id      rpcid.ID      // the id sent upstream: the client's, or the one assigned (Remap)
 	raw     []byte        // the client's id's exact JSON text; never modified
-	client  rpcid.Key     // the client's id under the rule, when remapped
 	ex      *Exchange     // the exchange that recorded it
 	session string        // the MCP session it was sent in, or ""
 	elem    *list.Element // in Table.orphans once the exchange ended unanswered
@@ -274,9 +273,6 @@ func (t *Table) recordText(data []byte, session string) (ex *Exchange, text bool
 			r = new(record)
 		}
 		r.id, r.ex, r.session = id, ex, session
-		if t.Remap {
-			r.client = id.Key() // r.id is assigned by add
-		}
 		if len(raw) <= len(r.short) {
 			r.raw = append(r.short[:0], raw...)
 		} else {
