@@ -70,7 +70,8 @@ func remapSession(ctx context.Context, t mcp.Transport) error {
 }
 
 // TestRemapGoSDK runs the go-sdk client through "rpcid proxy -remap" and
-// the stringifying gateway in the four server modes, and over stdio with a
+// the stringifying gateway in the four server modes and over HTTP+SSE
+// (MCP 2024-11-05), and over stdio with a
 // server that turns ids into strings: it connects, calls a tool, has a call
 // cancelled, and calls a tool again. The cancel reaches the server's call
 // in the stateful modes and over stdio (a stateless server has no call to
@@ -104,6 +105,31 @@ func TestRemapGoSDK(t *testing.T) {
 			p.quiet(t)
 		})
 	}
+	t.Run("sse", func(t *testing.T) {
+		// The 2024-11-05 HTTP+SSE transport: every response arrives on the
+		// GET stream, none on the POST that sent its request.
+		t.Parallel()
+		cancelled := make(chan struct{}, 1)
+		s := newWaitServer(cancelled)
+		mux := http.NewServeMux()
+		mux.Handle("/sse", mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+		g := newGateway(t, startHTTP(t, mux).URL, stringify, nil)
+		p := startProxy(t, g.URL+"/sse", "-remap")
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		if err := remapSession(ctx, &mcp.SSEClientTransport{Endpoint: p.URL, HTTPClient: plainClient()}); err != nil {
+			t.Fatalf("go-sdk SSE client through rpcid proxy -remap: %v", err)
+		}
+		select {
+		case <-cancelled:
+		case <-time.After(wait):
+			t.Errorf("the server's wait call was not cancelled")
+		}
+		if g.changes.Load() == 0 {
+			t.Errorf("the gateway changed no id")
+		}
+		p.quiet(t)
+	})
 	t.Run("stdio", func(t *testing.T) {
 		t.Parallel()
 		argv, env := selfServer(t, "stringify")

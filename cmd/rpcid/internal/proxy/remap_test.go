@@ -29,8 +29,11 @@ func echoServer(r io.Reader, w, log io.Writer) {
 			}
 			if json.Unmarshal(line, &m) == nil && m.ID != nil && m.Method != "" && m.Method != "hold" {
 				id := string(m.ID)
-				if m.Method == "stringify" {
+				switch m.Method {
+				case "stringify":
 					id = `"` + id + `"`
+				case "ghost":
+					id = "999"
 				}
 				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{}}`+"\n", id)
 			}
@@ -64,7 +67,9 @@ func TestProxyRemapStdio(t *testing.T) {
 {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":78}}
 {"jsonrpc":"2.0","id":"s1","result":{}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":5,"method":"ghost"}
 `)
+	want.WriteString(`{"jsonrpc":"2.0","id":999,"result":{}}` + "\n")
 	code, stdout, stderr := runProxyArgs(t, in.String(), append([]string{"-remap", "-v", "--"}, cmd...)...)
 	if code != 0 {
 		t.Errorf("exit status %d, want 0; stderr:\n%s", code, stderr)
@@ -87,7 +92,8 @@ got: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%
 got: {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":78}}
 got: {"jsonrpc":"2.0","id":"s1","result":{}}
 got: {"jsonrpc":"2.0","method":"notifications/initialized"}
-`, n+1, n+2, n+2)
+got: {"jsonrpc":"2.0","id":%d,"method":"ghost"}
+`, n+1, n+2, n+2, n+3)
 	var got strings.Builder
 	for _, l := range strings.SplitAfter(stderr, "\n") {
 		if strings.HasPrefix(l, "got: ") {
@@ -102,7 +108,8 @@ got: {"jsonrpc":"2.0","method":"notifications/initialized"}
 		"rpcid proxy: response 1 restored to 9007199254740993\n",
 		"rpcid proxy: request 18446744073709551616 sent as 2\n",
 		"rpcid proxy: response \"2\" restored to 18446744073709551616\n",
-		fmt.Sprintf("; %d ids restored, 0 unmatched, %d requests remapped\n", n, n+2),
+		"rpcid proxy: response id 999 was not assigned by the proxy: passed unchanged\n",
+		fmt.Sprintf("; %d ids restored, 1 unmatched, %d requests remapped\n", n, n+3),
 	} {
 		if strings.Count(stderr, s) != 1 {
 			t.Errorf("stderr does not contain %q once:\n%s", s, stderr)
@@ -181,6 +188,13 @@ func (u *remapUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.later <- resp
 		w.WriteHeader(http.StatusAccepted)
 		return
+	case "drop":
+		// The stream ends after an event id, before the response: the
+		// client resumes with Last-Event-ID on a GET, which replays it.
+		u.later <- resp
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 0\ndata: \n\n")
+		return
 	case "wait":
 		u.received <- struct{}{}
 		<-u.release
@@ -217,6 +231,16 @@ func TestProxyRemapHTTP(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("no GET stream")
 	}
+	// The POST's stream ends before its response, which a GET with
+	// Last-Event-ID replays.
+	if _, body := do(t, newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":1.50,"method":"drop"}`)); body != "id: 0\ndata: \n\n" {
+		t.Errorf("the dropped stream = %q", body)
+	}
+	req := newRequest(t, "GET", p.url+"/mcp", "")
+	req.Header.Set("Last-Event-ID", "0")
+	if _, body := do(t, req); body != "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1.50,\"result\":{}}\n\n" {
+		t.Errorf("replayed on GET with Last-Event-ID: %q", body)
+	}
 	// Two requests in flight fill -max-pending 2; a third is answered with
 	// an error carrying its own id, and its cancel names the proxy's id.
 	done := make(chan string, 2)
@@ -249,8 +273,8 @@ func TestProxyRemapHTTP(t *testing.T) {
 	last := u.bodies[len(u.bodies)-1]
 	u.mu.Unlock()
 	// 5 and "5" are one id under the rule: the cancel names the request
-	// sent last, "5", sent as n+3.
-	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, n+3); last != want {
+	// sent last, "5", sent as n+4.
+	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, n+4); last != want {
 		t.Errorf("the upstream got %s, want %s", last, want)
 	}
 	p.stop(t)
@@ -258,7 +282,7 @@ func TestProxyRemapHTTP(t *testing.T) {
 		"rpcid proxy: request 9007199254740993 sent as 1\n",
 		"rpcid proxy: response \"1\" restored to 9007199254740993\n",
 		"rpcid proxy: request not sent, answered with a JSON-RPC error",
-		fmt.Sprintf("%d requests remapped\n", n+3),
+		fmt.Sprintf("%d requests remapped\n", n+4),
 	} {
 		if !strings.Contains(p.stderr.String(), s) {
 			t.Errorf("stderr does not contain %q:\n%s", s, p.stderr)

@@ -67,7 +67,8 @@ func helperCommand(t *testing.T, mode string) []string {
 //	           3*wait).
 //	echo       writes each line it reads to standard error after "got: ",
 //	           and answers each request but method "hold" with the id
-//	           bytes it received, and method "stringify" with them quoted.
+//	           bytes it received, method "stringify" with them quoted,
+//	           and method "ghost" with id 999.
 //	lsp        stringify over Content-Length framing (LSP's base protocol):
 //	           reads framed requests and answers each with a Content-Type
 //	           and a Content-Length field and a body without LF, or with a
