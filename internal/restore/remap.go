@@ -297,7 +297,7 @@ func isNotification(m *scan.Message, data []byte) bool {
 // stringIs reports whether raw, a valid JSON value, is the string s, escapes
 // resolved.
 func stringIs(raw []byte, s string) bool {
-	if len(raw) == len(s)+2 && string(raw[1:len(raw)-1]) == s {
+	if len(raw) == len(s)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == s {
 		return true
 	}
 	if len(raw) == 0 || raw[0] != '"' || bytes.IndexByte(raw, '\\') < 0 {

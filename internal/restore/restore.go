@@ -2,7 +2,8 @@
 // sends and restores the ids of the responses it receives to the exact bytes
 // that were sent, when an intermediary changed their spelling in transit
 // ("id":1 sent, "id":"1" received) but not their identity under the rpcid
-// rule.
+// rule; or, for rpcid proxy -remap, sends each request with an id of its own
+// and restores the client's (Table.Remap).
 //
 // It is the one implementation of that logic behind both adapters of this
 // module: httpid.Transport (HTTP exchanges and event streams) and
@@ -70,6 +71,11 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 // If the group holds requests with Equal ids but different spellings and
 // none of these rules picks one (1 and 1.0 in one batch, "1" received), the
 // response is ambiguous: its id is left unchanged and nothing is forgotten.
+//
+// With Remap set, the Table assigns the id each request is sent with (see
+// AppendRecorded and remap.go): the records are the same, keyed by the id
+// sent instead of the client's, and each response is written back with the
+// client's id.
 //
 // A Table is safe for concurrent use. Its zero value is ready to use; set its
 // fields before first use, and do not copy it after.
