@@ -289,3 +289,20 @@ func TestProxyRemapHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Content-Length framing: the lengths of the remapped request and of the
+// restored response are rewritten.
+func TestProxyRemapStdioFramed(t *testing.T) {
+	cmd := helperCommand(t, "lsp")
+	body := `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`
+	in := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	code, stdout, stderr := runProxyArgs(t, in, append([]string{"-remap", "--"}, cmd...)...)
+	if code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr)
+	}
+	resp := `{"jsonrpc":"2.0","id":9007199254740993,"result":{}}`
+	want := fmt.Sprintf("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(resp), resp)
+	if stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
