@@ -7,8 +7,9 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/rpcid/rpcid/internal/jsonwire"
 )
 
 // Parse parses data, the JSON text of one id, as it appears as the value of
@@ -230,7 +231,7 @@ func FromAny(v any) (ID, error) {
 		}
 		return String(x), nil
 	case json.Number:
-		if len(x) > 0 && (isSpace(x[0]) || isSpace(x[len(x)-1])) {
+		if len(x) > 0 && (jsonwire.IsSpace(x[0]) || jsonwire.IsSpace(x[len(x)-1])) {
 			return ID{}, newError("FromAny", string(x), 0, ErrSyntax, "json.Number is not a JSON number")
 		}
 		id, err := parse([]byte(x), "FromAny")
@@ -448,11 +449,9 @@ type view struct {
 	// raw is where in the input the contents between the quotes
 	// (formString) or the number's text (formNumber) are.
 	raw span
-	// esc reports whether raw (formString) holds escapes; declen is then the
-	// length in bytes of the decoded contents.
-	esc    bool
-	declen int
-	key    numberKey // formNumber
+	// esc reports whether raw (formString) holds escapes.
+	esc bool
+	key numberKey // formNumber
 }
 
 // span is the byte range [i, j) of the input.
@@ -521,7 +520,7 @@ func (v *view) id(data []byte) ID {
 			return ID{s: string(raw), f: formString}
 		}
 		var sb strings.Builder
-		sb.Grow(v.declen)
+		sb.Grow(jsonwire.UnquotedLen(raw))
 		unescape(&sb, raw)
 		s := sb.String()
 		if n, ok := canonicalInt(s); ok {
@@ -538,17 +537,12 @@ func (v *view) id(data []byte) ID {
 	return ID{n: v.n, f: v.f}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // scan parses data as one id value with optional whitespace around it. Faults
 // of syntax are reported at the first byte that cannot be accepted; a
 // value's type (ErrType) or range (ErrRange) is reported only when all of
 // data is valid JSON.
 func (v *view) scan(data []byte) fault {
-	i := 0
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
+	i := jsonwire.SkipSpace(data, 0)
 	if i == len(data) {
 		return fault{ErrSyntax, i, "no value"}
 	}
@@ -567,20 +561,20 @@ func (v *view) scan(data []byte) fault {
 			return sem
 		}
 	case c == 'n':
-		if !hasLiteral(data[i:], "null") {
-			return fault{ErrSyntax, literalFault(data, i, "null"), "invalid literal"}
+		var flt fault
+		if i, flt = consumeLiteral(data, i, "null"); flt.err != nil {
+			return flt
 		}
 		v.f = formNull
-		i += 4
 	case c == 't' || c == 'f':
 		lit := "true"
 		if c == 'f' {
 			lit = "false"
 		}
-		if !hasLiteral(data[i:], lit) {
-			return fault{ErrSyntax, literalFault(data, i, lit), "invalid literal"}
+		var flt fault
+		if i, flt = consumeLiteral(data, i, lit); flt.err != nil {
+			return flt
 		}
-		i += len(lit)
 		sem = fault{ErrType, start, lit + " cannot be an id"}
 	case c == '{' || c == '[':
 		var flt fault
@@ -596,10 +590,7 @@ func (v *view) scan(data []byte) fault {
 	default:
 		return fault{ErrSyntax, i, "invalid character " + quoteByte(c) + " at start of value"}
 	}
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
-	if i != len(data) {
+	if i = jsonwire.SkipSpace(data, i); i != len(data) {
 		return fault{ErrSyntax, i, "invalid character " + quoteByte(data[i]) + " after value"}
 	}
 	return sem
@@ -612,73 +603,86 @@ func quoteByte(c byte) string {
 	return "byte 0x" + strconv.FormatUint(uint64(c), 16)
 }
 
-func hasLiteral(b []byte, lit string) bool {
-	return len(b) >= len(lit) && string(b[:len(lit)]) == lit
+// consumeLiteral checks that lit starts at data[i] and returns the offset
+// after it.
+func consumeLiteral(data []byte, i int, lit string) (int, fault) {
+	j, f := jsonwire.ConsumeLiteral(data, i, lit)
+	if f != jsonwire.OK {
+		return j, fault{ErrSyntax, j, "invalid literal"}
+	}
+	return j, fault{}
 }
 
-// literalFault returns the offset of the first byte of data[i:] that
-// departs from lit.
-func literalFault(data []byte, i int, lit string) int {
-	j := 0
-	for j < len(lit) && i+j < len(data) && data[i+j] == lit[j] {
-		j++
+// numberFault turns f, a fault that jsonwire found at offset off in a
+// number, into Parse's.
+func numberFault(off int, f jsonwire.Fault) fault {
+	switch f {
+	case jsonwire.FracDigit:
+		return fault{ErrSyntax, off, "number needs a digit after the decimal point"}
+	case jsonwire.ExpDigit:
+		return fault{ErrSyntax, off, "number needs a digit in the exponent"}
 	}
-	return i + j
+	return fault{ErrSyntax, off, "number needs a digit"} // Digit, or EOF after '-'
+}
+
+// stringFault turns f, a fault that jsonwire found at data[off] in a
+// string, into Parse's.
+func stringFault(data []byte, off int, f jsonwire.Fault) fault {
+	switch f {
+	case jsonwire.EOF:
+		return fault{ErrSyntax, off, "unterminated string"}
+	case jsonwire.Control:
+		return fault{ErrSyntax, off, "control character in string"}
+	case jsonwire.Escape:
+		return fault{ErrSyntax, off, "invalid escape in string"}
+	case jsonwire.Hex:
+		return fault{ErrSyntax, off, "invalid \\u escape in string"}
+	case jsonwire.UTF8:
+		return fault{ErrInvalidUTF8, off, "invalid UTF-8 byte 0x" + strconv.FormatUint(uint64(data[off]), 16) + " in string"}
+	}
+	return fault{ErrInvalidUTF8, off, "lone surrogate escape in string"}
 }
 
 // scanNumber scans the JSON number starting at data[i] and fills v as
 // formInt or formNumber. It returns the offset after the number. The fault
 // is ErrSyntax for a malformed number, or ErrRange for a number this package
 // does not compute with; with ErrRange the returned offset is still the end
-// of the number so that the caller can check the syntax of the rest.
-//
-// The grammar is RFC 8259 section 6:
-//
-//	number = [ minus ] int [ frac ] [ exp ]
-//	int    = zero / ( digit1-9 *DIGIT )
-//	frac   = decimal-point 1*DIGIT
-//	exp    = e [ minus / plus ] 1*DIGIT
+// of the number so that the caller can check the syntax of the rest. The
+// grammar is RFC 8259 section 6, as jsonwire.ConsumeNumber checks it.
 func (v *view) scanNumber(data []byte, i int) (int, fault) {
+	end, f := jsonwire.ConsumeNumber(data, i)
+	if f != jsonwire.OK {
+		return end, numberFault(end, f)
+	}
+	// The text is a number: take it apart.
 	start := i
 	neg := data[i] == '-'
 	if neg {
 		i++
 	}
 	intStart := i
-	switch {
-	case i < len(data) && data[i] == '0':
+	for i < end && data[i]-'0' <= 9 {
 		i++
-	case i < len(data) && data[i]-'1' <= 8:
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	default:
-		return i, fault{ErrSyntax, i, "number needs a digit"}
 	}
 	intEnd := i
 	fracStart, fracEnd := i, i
-	if i < len(data) && data[i] == '.' {
+	if i < end && data[i] == '.' {
 		i++
 		fracStart = i
-		for i < len(data) && data[i]-'0' <= 9 {
+		for i < end && data[i]-'0' <= 9 {
 			i++
-		}
-		if i == fracStart {
-			return i, fault{ErrSyntax, i, "number needs a digit after the decimal point"}
 		}
 		fracEnd = i
 	}
 	var exp int64
 	expStart := i
-	if i < len(data) && data[i]|0x20 == 'e' {
+	if i < end { // e or E
 		i++
-		expNeg := false
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			expNeg = data[i] == '-'
+		expNeg := data[i] == '-'
+		if data[i] == '+' || data[i] == '-' {
 			i++
 		}
-		digits := i
-		for i < len(data) && data[i]-'0' <= 9 {
+		for ; i < end; i++ {
 			// Saturate at expSaturated: a larger written exponent cannot
 			// bring the value's exponent back below maxExponent.
 			if exp < expSaturated/10 {
@@ -686,16 +690,11 @@ func (v *view) scanNumber(data []byte, i int) (int, fault) {
 			} else {
 				exp = expSaturated
 			}
-			i++
-		}
-		if i == digits {
-			return i, fault{ErrSyntax, i, "number needs a digit in the exponent"}
 		}
 		if expNeg {
 			exp = -exp
 		}
 	}
-	end := i
 	v.raw = span{start, end}
 
 	// The value is digits × 10^(exp - len(frac)), where digits is the
@@ -790,154 +789,23 @@ func lastNonZero(data []byte, i, j int) int {
 
 // scanString scans the JSON string whose opening quotation mark is at
 // data[i] and fills v as formString or formIntString. It returns the offset
-// after the closing quotation mark. The contents are checked as RFC 8259
-// section 7 and 8 require: no unescaped control characters, valid escapes,
-// valid UTF-8, and no \u escape of a lone surrogate.
+// after the closing quotation mark. The contents are checked as
+// jsonwire.ConsumeString checks them: no unescaped control characters,
+// valid escapes, valid UTF-8, and no \u escape of a lone surrogate.
 func (v *view) scanString(data []byte, i int) (int, fault) {
-	i++
-	start := i
-	// Fast path: printable ASCII without escapes.
-	i = skipPlain(data, i)
-	if i < len(data) && data[i] == '"' {
-		if n, ok := canonicalInt(data[start:i]); ok {
+	end, esc, f := jsonwire.ConsumeString(data, i)
+	if f != jsonwire.OK {
+		return end, stringFault(data, end, f)
+	}
+	raw := span{i + 1, end - 1}
+	if !esc {
+		if n, ok := canonicalInt(raw.of(data)); ok {
 			v.f, v.n = formIntString, n
-		} else {
-			v.f, v.raw, v.esc = formString, span{start, i}, false
-		}
-		return i + 1, fault{}
-	}
-	declen := i - start
-	esc := false
-	for {
-		if i >= len(data) {
-			return i, fault{ErrSyntax, i, "unterminated string"}
-		}
-		c := data[i]
-		switch {
-		case c == '"':
-			v.f, v.raw, v.esc, v.declen = formString, span{start, i}, esc, declen
-			if !esc {
-				if n, ok := canonicalInt(data[start:i]); ok {
-					v.f, v.n = formIntString, n
-				}
-			}
-			return i + 1, fault{}
-		case c < 0x20:
-			return i, fault{ErrSyntax, i, "control character in string"}
-		case c == '\\':
-			esc = true
-			r, size, flt := readEscape(data, i)
-			if flt.err != nil {
-				return i, flt
-			}
-			declen += utf8.RuneLen(r)
-			i += size
-		case c < utf8.RuneSelf:
-			j := skipPlain(data, i+1)
-			declen += j - i
-			i = j
-		default:
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size == 1 {
-				return i, fault{ErrInvalidUTF8, i, "invalid UTF-8 byte 0x" + strconv.FormatUint(uint64(c), 16) + " in string"}
-			}
-			declen += size
-			i += size
+			return end, fault{}
 		}
 	}
-}
-
-// skipPlain returns the offset of the first byte at or after data[i] that a
-// string scanner must look at: a quotation mark, a reverse solidus, a control
-// character below U+0020 or a byte of a multi-byte UTF-8 sequence; or
-// len(data). It looks at eight bytes a step while it can.
-func skipPlain(data []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
-		q := x ^ ('"' * ones)  // a zero byte where x has '"'
-		b := x ^ ('\\' * ones) // a zero byte where x has '\\'
-		// (y - ones) &^ y & highs is non-zero exactly when some byte of y is
-		// zero; (x - 0x20*ones) &^ x & highs when some byte of x is below
-		// 0x20; x & highs when some byte has its high bit set.
-		if ((q-ones)&^q|(b-ones)&^b|(x-0x20*ones)&^x|x)&highs != 0 {
-			break
-		}
-	}
-	for i < len(data) && data[i] >= 0x20 && data[i] < utf8.RuneSelf && data[i] != '"' && data[i] != '\\' {
-		i++
-	}
-	return i
-}
-
-// readEscape reads the escape sequence at data[i], which is a backslash, and
-// returns the rune it stands for and its length in bytes. A surrogate pair
-// (two \u escapes) is read as one rune.
-func readEscape(data []byte, i int) (rune, int, fault) {
-	if i+1 >= len(data) {
-		return 0, 0, fault{ErrSyntax, len(data), "unterminated string"}
-	}
-	switch data[i+1] {
-	case '"', '\\', '/':
-		return rune(data[i+1]), 2, fault{}
-	case 'b':
-		return '\b', 2, fault{}
-	case 'f':
-		return '\f', 2, fault{}
-	case 'n':
-		return '\n', 2, fault{}
-	case 'r':
-		return '\r', 2, fault{}
-	case 't':
-		return '\t', 2, fault{}
-	case 'u':
-		r, flt := readHex4(data, i+2)
-		if flt.err != nil {
-			return 0, 0, flt
-		}
-		if !utf16.IsSurrogate(r) {
-			return r, 6, fault{}
-		}
-		if r < 0xDC00 && (i+6 == len(data) || i+7 == len(data) && data[i+6] == '\\') {
-			// A high surrogate at the end of the input, or with only the
-			// reverse solidus of its pair: cut short, not lone.
-			return 0, 0, fault{ErrSyntax, len(data), "unterminated string"}
-		}
-		if r < 0xDC00 && i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
-			r2, flt := readHex4(data, i+8)
-			if flt.err != nil {
-				return 0, 0, flt
-			}
-			if r2 >= 0xDC00 && r2 <= 0xDFFF {
-				return utf16.DecodeRune(r, r2), 12, fault{}
-			}
-		}
-		return 0, 0, fault{ErrInvalidUTF8, i, "lone surrogate escape in string"}
-	}
-	return 0, 0, fault{ErrSyntax, i + 1, "invalid escape in string"}
-}
-
-// readHex4 reads four hexadecimal digits at data[i].
-func readHex4(data []byte, i int) (rune, fault) {
-	var r rune
-	for j := i; j < i+4; j++ {
-		if j >= len(data) {
-			return 0, fault{ErrSyntax, j, "unterminated string"}
-		}
-		c := data[j]
-		switch {
-		case c-'0' <= 9:
-			r = r<<4 | rune(c-'0')
-		case c|0x20-'a' <= 5:
-			r = r<<4 | rune(c|0x20-'a'+10)
-		default:
-			return 0, fault{ErrSyntax, j, "invalid \\u escape in string"}
-		}
-	}
-	return r, fault{}
+	v.f, v.raw, v.esc = formString, raw, esc
+	return end, fault{}
 }
 
 // unescape writes the decoded contents of raw, the checked contents of a
@@ -949,7 +817,7 @@ func unescape(sb *strings.Builder, raw []byte) {
 		if j == len(raw) {
 			return
 		}
-		r, size, _ := readEscape(raw, j)
+		r, size := jsonwire.DecodeEscape(raw, j)
 		sb.WriteRune(r)
 		i = j + size
 	}
@@ -982,9 +850,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 	var v view
 	for {
 		// At the start of a value.
-		for i < len(data) && isSpace(data[i]) {
-			i++
-		}
+		i = jsonwire.SkipSpace(data, i)
 		if i >= len(data) {
 			return i, fault{ErrSyntax, i, "unexpected end of input"}
 		}
@@ -992,10 +858,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 		switch c := data[i]; {
 		case c == '{' || c == '[':
 			stack = append(stack, c)
-			i++
-			for i < len(data) && isSpace(data[i]) {
-				i++
-			}
+			i = jsonwire.SkipSpace(data, i+1)
 			if i < len(data) && data[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				stack = stack[:len(stack)-1]
 				i++
@@ -1010,9 +873,9 @@ func skipComposite(data []byte, i int) (int, fault) {
 		case c == '"':
 			i, flt = v.scanString(data, i)
 		case c == '-' || c-'0' <= 9:
-			i, flt = v.scanNumber(data, i)
-			if flt.err == ErrRange {
-				flt = fault{}
+			var f jsonwire.Fault
+			if i, f = jsonwire.ConsumeNumber(data, i); f != jsonwire.OK {
+				flt = numberFault(i, f)
 			}
 		case c == 'n' || c == 't' || c == 'f':
 			lit := "null"
@@ -1021,10 +884,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 			} else if c == 'f' {
 				lit = "false"
 			}
-			if !hasLiteral(data[i:], lit) {
-				return i, fault{ErrSyntax, literalFault(data, i, lit), "invalid literal"}
-			}
-			i += len(lit)
+			i, flt = consumeLiteral(data, i, lit)
 		default:
 			return i, fault{ErrSyntax, i, "invalid character " + quoteByte(c) + " at start of value"}
 		}
@@ -1036,9 +896,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 			if len(stack) == 0 {
 				return i, fault{}
 			}
-			for i < len(data) && isSpace(data[i]) {
-				i++
-			}
+			i = jsonwire.SkipSpace(data, i)
 			if i >= len(data) {
 				return i, fault{ErrSyntax, i, "unexpected end of input"}
 			}
@@ -1053,9 +911,7 @@ func skipComposite(data []byte, i int) (int, fault) {
 			}
 			i++
 			if top == '{' {
-				for i < len(data) && isSpace(data[i]) {
-					i++
-				}
+				i = jsonwire.SkipSpace(data, i)
 				if i, flt = skipMemberName(data, i); flt.err != nil {
 					return i, flt
 				}
@@ -1079,9 +935,7 @@ func skipMemberName(data []byte, i int) (int, fault) {
 	if flt.err != nil {
 		return i, flt
 	}
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
+	i = jsonwire.SkipSpace(data, i)
 	if i >= len(data) || data[i] != ':' {
 		if i >= len(data) {
 			return i, fault{ErrSyntax, i, "unexpected end of input"}

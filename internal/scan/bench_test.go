@@ -211,24 +211,12 @@ func TestBenchInputs(t *testing.T) {
 // BenchmarkMessage reads the envelope of each input: Scan beside
 // encoding/json decoding only {id, method}, which is what a JSON-RPC client
 // built on encoding/json does first to route a message, and json.Valid,
-// which only checks the text. impl=scan takes the fastest way this
-// processor has of checking strings in blocks, and the structural index
-// for large arrays and objects where it has AVX2 (impl=scan-noindex
-// without it; impl=scan-index-avx2 with its stage 1 on AVX2 where
-// impl=scan has AVX-512; impl=scan-gowalk, for tools/list, with its walk
-// compiled from Go where impl=scan walks in assembly); impl=scan-ssse3 and
-// impl=scan-sse2 take the
-// others it has (scan.BlockPaths). Compare with
+// which only checks the text. Compare with
 //
 //	benchstat -col /impl bench.txt
 func BenchmarkMessage(b *testing.B) {
 	for _, in := range benchInputs {
-		// scanMessage measures Scan of in as it is set up by use (which
-		// returns a function that restores the way before), or as it is.
-		scanMessage := func(b *testing.B, use func() (restore func())) {
-			if use != nil {
-				defer use()()
-			}
+		b.Run("in="+in.name+"/impl=scan", func(b *testing.B) {
 			dst := make([]scan.Message, 0, 1)
 			run(b, in.data, func() {
 				msgs, _, err := scan.Scan(dst, in.data)
@@ -236,38 +224,10 @@ func BenchmarkMessage(b *testing.B) {
 					b.Fatal(err)
 				}
 			})
-		}
-		b.Run("in="+in.name+"/impl=scan", func(b *testing.B) {
-			scanMessage(b, nil)
 			if strings.Contains(in.name, "tools-list") {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens(in.data)), "ns/token")
 			}
 		})
-		if scan.CanIndex512 {
-			// Stage 1 of the index with AVX2 where impl=scan has AVX-512.
-			b.Run("in="+in.name+"/impl=scan-index-avx2", func(b *testing.B) {
-				scanMessage(b, func() func() { return scan.UseIndex512(false) })
-			})
-		}
-		if strings.Contains(in.name, "tools-list") {
-			// The index's walk compiled from Go, its reference, where
-			// impl=scan walks in assembly (amd64).
-			b.Run("in="+in.name+"/impl=scan-gowalk", func(b *testing.B) {
-				scanMessage(b, func() func() { return scan.UseWalkAsm(false) })
-			})
-		}
-		// Without the structural index: value alone, byte by byte.
-		b.Run("in="+in.name+"/impl=scan-noindex", func(b *testing.B) {
-			scanMessage(b, func() func() { return scan.UseIndex(false) })
-		})
-		for _, path := range scan.BlockPaths()[min(1, len(scan.BlockPaths())):] {
-			// The slower ways this processor has of checking strings in
-			// blocks: SSSE3 where it has AVX2, and SSE2 alone, where UTF-8
-			// is checked a sequence at a time.
-			b.Run("in="+in.name+"/impl=scan-"+path, func(b *testing.B) {
-				scanMessage(b, func() func() { return scan.UseBlockPath(path) })
-			})
-		}
 		b.Run("in="+in.name+"/impl=encoding-json-envelope", func(b *testing.B) {
 			run(b, in.data, func() {
 				var env struct {
@@ -290,36 +250,24 @@ func BenchmarkMessage(b *testing.B) {
 }
 
 // BenchmarkSmallContainers reads texts made of many small arrays and
-// objects, with and without the structural index (impl=scan-noindex): value
-// hands the rest of a member's value to the index only after 16 values in
-// it (counted at every depth), so the smallest cost the same either way (a
-// hostile review found them 1.6-3.8x slower when every container far
-// enough from the text's end went to the index), and one just past that
-// shows what starting the index costs where it saves least.
+// objects.
 func BenchmarkSmallContainers(b *testing.B) {
 	shapes := []struct{ name, text string }{
 		{"members-holding-empty-arrays", `{"id":1` + strings.Repeat(`,"a":[]`, 20000) + `}`},
 		{"members-holding-small-objects", `{"id":1` + strings.Repeat(`,"a":{"b":1}`, 20000) + `}`},
 		{"batch-of-small-requests", "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2],"b":"c"}},`, 2000) + "[1,2]]"},
-		// Around the number of values after which the index takes over
-		// (indexAfter, 16): below it (12 values in each params) and just
-		// past it (20), where starting the index saves least.
-		{"batch-of-requests-with-12-values", "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10}}},`, 2000) + "[1,2]]"},
 		{"batch-of-requests-with-20-values", "[" + strings.Repeat(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"n":14,"o":15,"p":16,"q":17,"r":18}}},`, 2000) + "[1,2]]"},
 	}
 	dst := make([]scan.Message, 0, 2001)
 	for _, sh := range shapes {
 		data := []byte(sh.text)
-		for _, impl := range []string{"scan", "scan-noindex"} {
-			b.Run("in="+sh.name+"/impl="+impl, func(b *testing.B) {
-				defer scan.UseIndex(impl == "scan")()
-				run(b, data, func() {
-					if _, _, err := scan.Scan(dst, data); err != nil {
-						b.Fatal(err)
-					}
-				})
+		b.Run("in="+sh.name, func(b *testing.B) {
+			run(b, data, func() {
+				if _, _, err := scan.Scan(dst, data); err != nil {
+					b.Fatal(err)
+				}
 			})
-		}
+		})
 	}
 }
 
@@ -339,9 +287,7 @@ func BenchmarkLinear(b *testing.B) {
 		{"non-ASCII", []int{1000, 100000}, func(n int) string { return `{"id":"` + strings.Repeat("é😀", n) + `"}` }},
 		{"members", []int{1000, 100000}, func(n int) string { return `{` + strings.Repeat(`"id":1,`, n) + `"id":2}` }},
 		{"elements", []int{1000, 100000}, func(n int) string { return `[` + strings.Repeat(`{"ID":1},`, n) + `{}]` }},
-		// A token every byte, each branch predictable (a number, then a
-		// value separator): the structural index's walk is bound by its
-		// instructions a token, not by mispredicted branches.
+		// A token every other byte.
 		{"integers", []int{1000, 100000}, func(n int) string { return `{"result":[` + strings.Repeat(`1,`, n) + `1]}` }},
 		{"long-names", []int{1000, 100000}, func(n int) string { return `{"` + strings.Repeat(`\u0069`, n) + `":1}` }},
 	}

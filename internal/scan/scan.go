@@ -6,7 +6,8 @@ import (
 	"errors"
 	"math/bits"
 	"strconv"
-	"unicode/utf16"
+
+	"github.com/rpcid/rpcid/internal/jsonwire"
 	"unicode/utf8"
 )
 
@@ -161,6 +162,20 @@ const (
 	faultDeeper // nesting deeper than the stack of the first try: try again
 )
 
+// lexical maps the faults of jsonwire to those of Scan.
+var lexical = [...]fault{
+	jsonwire.EOF:       faultEOF,
+	jsonwire.Literal:   faultLiteral,
+	jsonwire.Digit:     faultDigit,
+	jsonwire.FracDigit: faultFracDigit,
+	jsonwire.ExpDigit:  faultExpDigit,
+	jsonwire.Control:   faultControl,
+	jsonwire.Escape:    faultEscape,
+	jsonwire.Hex:       faultHex,
+	jsonwire.UTF8:      faultUTF8,
+	jsonwire.Surrogate: faultSurrogate,
+}
+
 var reasons = [...]string{
 	faultEOF:          "unexpected end of input",
 	faultNoValue:      "no value",
@@ -193,12 +208,6 @@ type scanner struct {
 	// less in the first try of Scan, which fails with faultDeeper below
 	// it.
 	deepest int
-	// indexed counts the containers the structural index vouched for,
-	// and gaveUp those it gave back to value, for tests.
-	indexed, gaveUp int
-	// noIndex keeps value from handing a container to the index: set
-	// while value checks one that the index has given back.
-	noIndex bool
 }
 
 // shallow is the deepest nesting that Scan's first try has room for, in
@@ -271,7 +280,7 @@ func (s *scanner) result(dst []Message, n int, batch bool) ([]Message, bool, err
 // text scans the whole text.
 func (s *scanner) text(dst []Message) ([]Message, bool) {
 	data := s.data
-	i := ws(data, 0)
+	i := jsonwire.SkipSpace(data, 0)
 	if i == len(data) {
 		s.fail(i, faultNoValue)
 		return dst, false
@@ -281,7 +290,7 @@ func (s *scanner) text(dst []Message) ([]Message, bool) {
 		dst = append(dst, Message{})
 		i = s.message(&dst[len(dst)-1], i, 0)
 	} else {
-		i = ws(data, i+1)
+		i = jsonwire.SkipSpace(data, i+1)
 		if i < len(data) && data[i] == ']' {
 			i++
 		} else {
@@ -291,11 +300,11 @@ func (s *scanner) text(dst []Message) ([]Message, bool) {
 					break
 				}
 				dst = append(dst, Message{})
-				if i = ws(data, s.message(&dst[len(dst)-1], i, 1)); s.flt != ok {
+				if i = jsonwire.SkipSpace(data, s.message(&dst[len(dst)-1], i, 1)); s.flt != ok {
 					break
 				}
 				if i < len(data) && data[i] == ',' {
-					i = ws(data, i+1)
+					i = jsonwire.SkipSpace(data, i+1)
 					continue
 				}
 				if i < len(data) && data[i] == ']' {
@@ -314,7 +323,7 @@ func (s *scanner) text(dst []Message) ([]Message, bool) {
 	if s.flt != ok {
 		return dst, batch
 	}
-	if i = ws(data, i); i != len(data) {
+	if i = jsonwire.SkipSpace(data, i); i != len(data) {
 		s.fail(i, faultAfterText)
 	}
 	return dst, batch
@@ -336,46 +345,38 @@ func (s *scanner) message(m *Message, i, depth int) int {
 	m.Object = true
 	m.Value.Start = i
 	d := depth + 1 // at most 2: within maxDepth
-	i = ws(data, i+1)
+	i = jsonwire.SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		m.Value.End = i + 1
 		return i + 1
 	}
 	var seen Member
-	lone := depth == 0 // the first array or object member value may go to loneValue
 	for i < len(data) {
 		if data[i] != '"' {
 			return s.fail(i, faultName)
 		}
-		var mem Member
-		exact := true
-		if j := skipPlain(data, i+1); j < len(data) && data[j] == '"' {
-			mem, exact = classify(data[i+1 : j])
-			i = j + 1
-		} else {
-			j = s.str(i)
-			if s.flt != ok {
-				return j
-			}
-			mem, exact = classifyRaw(data[i+1 : j-1])
-			i = j
+		j, esc, f := jsonwire.ConsumeString(data, i)
+		if f != jsonwire.OK {
+			return s.fail(j, lexical[f])
 		}
-		i = ws(data, i)
+		var mem Member
+		var exact bool
+		if esc {
+			mem, exact = classifyEscaped(data[i+1 : j-1])
+		} else {
+			mem, exact = classify(data[i+1 : j-1])
+		}
+		i = j
+		i = jsonwire.SkipSpace(data, i)
 		if i >= len(data) || data[i] != ':' {
 			return s.fail(i, faultColon)
 		}
-		i = ws(data, i+1)
+		i = jsonwire.SkipSpace(data, i+1)
 		if i >= len(data) {
 			return s.fail(i, faultEOF)
 		}
 		start := i
-		if data[i]|0x20 == '{' && lone { // '[' too
-			lone = false
-			i = s.loneValue(i, d)
-		} else {
-			i = s.value(i, d)
-		}
-		if s.flt != ok {
+		if i = s.value(i, d); s.flt != ok {
 			return i
 		}
 		if mem != 0 {
@@ -388,12 +389,12 @@ func (s *scanner) message(m *Message, i, depth int) int {
 			}
 			*m.span(mem) = Span{start, i}
 		}
-		i = ws(data, i)
+		i = jsonwire.SkipSpace(data, i)
 		if i >= len(data) {
 			break
 		}
 		if data[i] == ',' {
-			i = ws(data, i+1)
+			i = jsonwire.SkipSpace(data, i+1)
 			continue
 		}
 		if data[i] == '}' {
@@ -456,12 +457,9 @@ func classify(name []byte) (Member, bool) {
 	return 0, false
 }
 
-// classifyRaw is classify for raw, the checked contents of a member name
-// between its quotation marks, which may hold escapes.
-func classifyRaw(raw []byte) (Member, bool) {
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return classify(raw)
-	}
+// classifyEscaped is classify for raw, the checked contents of a member
+// name between its quotation marks, which hold escapes.
+func classifyEscaped(raw []byte) (Member, bool) {
 	var buf [8]byte
 	name, ok := unquoteShort(buf[:0], raw)
 	if !ok {
@@ -484,67 +482,14 @@ func unquoteShort(dst, raw []byte) (_ []byte, ok bool) {
 			i++
 			continue
 		}
-		var r rune
-		switch raw[i+1] {
-		case 'b':
-			r = '\b'
-		case 'f':
-			r = '\f'
-		case 'n':
-			r = '\n'
-		case 'r':
-			r = '\r'
-		case 't':
-			r = '\t'
-		case 'u':
-			r = hex4(raw[i+2:])
-			if utf16.IsSurrogate(r) { // checked: a pair
-				r = utf16.DecodeRune(r, hex4(raw[i+8:]))
-				i += 6
-			}
-			i += 4
-		default: // '"', '\\', '/'
-			r = rune(raw[i+1])
-		}
-		i += 2
+		r, size := jsonwire.DecodeEscape(raw, i)
+		i += size
 		if len(dst)+utf8.RuneLen(r) > cap(dst) {
 			return dst, false
 		}
 		dst = utf8.AppendRune(dst, r)
 	}
 	return dst, true
-}
-
-// hex4 returns the value of the four hexadecimal digits at the start of b,
-// or -1 if they are not four hexadecimal digits.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c-'0' <= 9:
-			r = r<<4 | rune(c-'0')
-		case c|0x20-'a' <= 5:
-			r = r<<4 | rune(c|0x20-'a'+10)
-		default:
-			return -1
-		}
-	}
-	return r
-}
-
-// isSpace reports whether c is JSON whitespace (RFC 8259 section 2).
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
-
-// ws returns the offset of the first byte at or after data[i] that is not
-// whitespace, or len(data).
-func ws(data []byte, i int) int {
-	for i < len(data) && data[i] <= ' ' && isSpace(data[i]) {
-		i++
-	}
-	return i
 }
 
 // value checks the JSON value that starts at data[i] (not whitespace, i <
@@ -564,14 +509,13 @@ func (s *scanner) value(i, depth int) int {
 		j       int
 		low, qm uint64
 		obj     bool
-		values  int // the values inside containers checked so far
-		start   = i
 	)
 top: // At the first byte of a value; i < len(data).
 	c = data[i]
 	if c == '"' {
-		// A short plain string in line: its contents (see skipPlain)
-		// end within the next 16 bytes. Any other through str.
+		// A short plain string in line: its contents (printable ASCII
+		// other than '"' and '\\', see quoteFirst) end within the next
+		// 16 bytes. Any other through str.
 		if len(data)-i > 16 {
 			j = i
 			low, qm = quoteFirst(binary.LittleEndian.Uint64(data[i+1:]))
@@ -608,7 +552,7 @@ top: // At the first byte of a value; i < len(data).
 			}
 			return s.fail(i, faultDepth)
 		}
-		i = ws(data, i+1)
+		i = jsonwire.SkipSpace(data, i+1)
 		if i >= len(data) {
 			return s.fail(i, faultEOF)
 		}
@@ -650,25 +594,14 @@ after: // After a value: close containers, or go on to the next element.
 	if d == depth {
 		return i
 	}
-	if values++; values == indexAfter && useIndex && !s.noIndex {
-		// A large container: the rest of it with the structural
-		// index, unless that does not vouch for it. Then value checks
-		// it all again from the start, byte by byte (the index has
-		// changed s.stack).
-		if end := s.container(i, d, depth, 1, atAfter); end >= 0 {
-			return end
-		}
-		i, d = start, depth
-		goto top
-	}
-	i = ws(data, i)
+	i = jsonwire.SkipSpace(data, i)
 	if i >= len(data) {
 		return s.fail(i, faultEOF)
 	}
 	obj = s.stack[d>>6]>>(d&63)&1 != 0
 	switch data[i] {
 	case ',':
-		i = ws(data, i+1)
+		i = jsonwire.SkipSpace(data, i+1)
 		if obj {
 			goto name
 		}
@@ -704,7 +637,7 @@ name: // At a member name and its ':' (i may be len(data)).
 		}
 		if low&-low&qm != 0 {
 			if j += 2 + bits.TrailingZeros64(low)>>3; j < len(data) && data[j] == ':' {
-				if i = ws(data, j+1); i >= len(data) {
+				if i = jsonwire.SkipSpace(data, j+1); i >= len(data) {
 					return s.fail(i, faultEOF)
 				}
 				goto top
@@ -732,376 +665,54 @@ func (s *scanner) memberName(i int) int {
 	if i = s.str(i); s.flt != ok {
 		return i
 	}
-	i = ws(data, i)
+	i = jsonwire.SkipSpace(data, i)
 	if i >= len(data) || data[i] != ':' {
 		return s.fail(i, faultColon)
 	}
-	if i = ws(data, i+1); i >= len(data) {
+	if i = jsonwire.SkipSpace(data, i+1); i >= len(data) {
 		return s.fail(i, faultEOF)
 	}
 	return i
 }
 
-// failLiteral records a malformed literal that should be lit at data[i],
-// at the first byte that departs from it.
+// failLiteral records a malformed literal that should be lit at data[i].
 func (s *scanner) failLiteral(i int, lit string) int {
-	j := 0
-	for j < len(lit) && i+j < len(s.data) && s.data[i+j] == lit[j] {
-		j++
-	}
-	if i+j == len(s.data) {
-		return s.fail(i+j, faultEOF)
-	}
-	return s.fail(i+j, faultLiteral)
+	j, f := jsonwire.ConsumeLiteral(s.data, i, lit)
+	return s.fail(j, lexical[f])
 }
 
-// number checks the number at data[i] (RFC 8259 section 6) and returns the
-// offset after it. Whatever follows is the caller's to check.
-//
-//	number = [ minus ] int [ frac ] [ exp ]
-//	int    = zero / ( digit1-9 *DIGIT )
-//	frac   = decimal-point 1*DIGIT
-//	exp    = e [ minus / plus ] 1*DIGIT
+// number checks the number at data[i] and returns the offset after it.
 func (s *scanner) number(i int) int {
-	data := s.data
-	if data[i] == '-' {
-		i++
+	j, f := jsonwire.ConsumeNumber(s.data, i)
+	if f != jsonwire.OK {
+		return s.fail(j, lexical[f])
 	}
-	switch {
-	case i >= len(data):
-		return s.fail(i, faultEOF)
-	case data[i] == '0':
-		i++
-	case data[i]-'1' <= 8:
-		i++
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	default:
-		return s.fail(i, faultDigit)
-	}
-	if i < len(data) && data[i] == '.' {
-		i++
-		if i >= len(data) || data[i]-'0' > 9 {
-			return s.fail(i, faultFracDigit)
-		}
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	if i < len(data) && data[i]|0x20 == 'e' {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= len(data) || data[i]-'0' > 9 {
-			return s.fail(i, faultExpDigit)
-		}
-		for i < len(data) && data[i]-'0' <= 9 {
-			i++
-		}
-	}
-	return i
+	return j
 }
 
-// str checks the string whose opening quotation mark is at data[i] (RFC
-// 8259 sections 7 and 8.1, and no lone surrogate escapes) and returns the
-// offset after its closing quotation mark.
-//
-// It looks at eight bytes a step, stopping at each byte that needs a look
-// (see skipPlain). Where escapes come close together (two within eight
-// bytes, as in source code and JSON held in a string), it switches to dense,
-// which finds the escapes of eight bytes at once without a branch for each.
-// Past its first 32 bytes (40 at most, where no escape or UTF-8 stops it
-// before), where 64 remain and the platform has classifyBlocks (amd64), it
-// takes 64 bytes a block with blocks instead, however long a run of plain
-// bytes (base64 images) or of UTF-8 (text without escapes) it is in.
+// str checks the string whose opening quotation mark is at data[i] and
+// returns the offset after its closing quotation mark.
 func (s *scanner) str(i int) int {
-	data := s.data
-	i++
-	last := -8 // the offset of the last escape
-	// Blocks are tried from slow on: not for the first 32 bytes (most
-	// strings are shorter), nor, after a byte that stopped them (a
-	// multi-byte UTF-8 sequence, a \u escape), for the next 64, so that
-	// text dense with such bytes does not pay for a block at each.
-	slow := i + 32
-	for {
-		if useBlocks && i >= slow && len(data)-i >= 64 {
-			i = blocks(data, i)
-			slow = i + 64
-		}
-		// Where blocks can take over at slow, the loops below stop there
-		// (within a step of eight bytes or a UTF-8 sequence), however long
-		// the plain bytes or the UTF-8 run: past it, 64 bytes remain.
-		lim := len(data)
-		if useBlocks && len(data)-max(slow, i) >= 64+8 {
-			lim = max(slow, i) + 8
-		}
-		// skipPlain, written out here to save a call after each escape.
-		for ; i+8 <= lim; i += 8 {
-			if m := special(binary.LittleEndian.Uint64(data[i : i+8])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				goto look
-			}
-		}
-		if lim < len(data) {
-			continue // to blocks
-		}
-		for i < len(data) && plain[data[i]] {
-			i++
-		}
-		if i >= len(data) {
-			return s.fail(i, faultEOF)
-		}
-	look: // data[i] is not plain
-		switch c := data[i]; {
-		case c == '"':
-			return i + 1
-		case c == '\\':
-			if i+1 < len(data) && escapes[data[i+1]] {
-				// The common escapes, without a call.
-				close := i-last < 8
-				last = i
-				if i += 2; close {
-					i = dense(data, i)
-				}
-				continue
-			}
-			if i = s.escape(i); s.flt != ok {
-				return i
-			}
-		case c < 0x20:
-			return s.fail(i, faultControl)
-		default:
-			// Multi-byte UTF-8, one sequence at a time, to the run's end
-			// or to lim, where blocks take over. utf8.DecodeRune refuses
-			// overlong forms, surrogate halves and bytes that start no
-			// sequence (RFC 3629).
-			for i < lim && data[i] >= utf8.RuneSelf {
-				r, size := utf8.DecodeRune(data[i:])
-				if r == utf8.RuneError && size == 1 {
-					return s.fail(i, faultUTF8)
-				}
-				i += size
-			}
-		}
+	j, _, f := jsonwire.ConsumeString(s.data, i)
+	if f != jsonwire.OK {
+		return s.fail(j, lexical[f])
 	}
+	return j
 }
 
-// dense skips the contents of a string from data[i], which is not part of
-// an escape, eight bytes a step, past plain bytes and the escapes of
-// escapes (\" \\ \/ \b \f \n \r \t), and returns the offset of the first
-// byte str must look at itself: a quotation mark that ends the string, a
-// reverse solidus whose escape is another (\u) or none, a control
-// character, a byte of a multi-byte UTF-8 sequence; or of the last seven
-// bytes or fewer, which str takes byte by byte.
-//
-// In each eight bytes, the reverse solidi that start an escape are those
-// that end an odd run of them, counting one carried from the eight bytes
-// before (escaped); the bytes after them are escaped. A quotation mark is
-// escaped or ends the string; each escaped byte is checked against the
-// table of escapes, the first two without a branch each.
-func dense(data []byte, i int) int {
-	carry := uint64(0) // 1 if data[i] is escaped by the last byte before it
-	for i+8 <= len(data) {
-		x := binary.LittleEndian.Uint64(data[i : i+8])
-		if carry == 0 && special(x) == 0 {
-			i += 8
-			continue
-		}
-		e := uint64(escaped[carry<<8|gather(equal(x, '\\'))])
-		carry = e >> 8
-		e &= 0xff
-		esc := e
-		stop := gather(equal(x, '"'))&^e | gather(controlOrHigh(x))
-		if e != 0 {
-			k := bits.TrailingZeros64(e)
-			stop |= uint64(1^simple[byte(x>>(8*k))]) << k
-			if e &= e - 1; e != 0 {
-				k = bits.TrailingZeros64(e)
-				stop |= uint64(1^simple[byte(x>>(8*k))]) << k
-				for e &= e - 1; e != 0; e &= e - 1 {
-					k = bits.TrailingZeros64(e)
-					stop |= uint64(1^simple[byte(x>>(8*k))]) << k
-				}
-			}
-		}
-		if stop != 0 {
-			k := bits.TrailingZeros64(stop)
-			i += k
-			if esc>>k&1 != 0 {
-				i-- // an escaped byte: str looks at its reverse solidus
-			}
-			return i
-		}
-		i += 8
-	}
-	return i - int(carry) // a reverse solidus whose escape is in the tail
-}
-
-// equal returns the high bit of each byte of x that is c, and no other bit.
-func equal(x uint64, c byte) uint64 {
-	y := x ^ (uint64(c) * ones)
-	return ^(((y &^ highs) + lows) | y) & highs
-}
-
-// controlOrHigh returns the high bit of each byte of x below 0x20 or with
-// its high bit set, and no other bit.
-func controlOrHigh(x uint64) uint64 {
-	return (^((x &^ highs) + 0x6060606060606060) | x) & highs
-}
-
-// gather returns the high bits of the eight bytes of m, which has no other
-// bits set, as the low eight bits: byte k's at bit k.
-func gather(m uint64) uint64 { return m >> 7 * 0x0102040810204080 >> 56 }
-
-// escaped holds, for each set b of the reverse solidi among eight bytes
-// (bit k for byte k) and whether the first byte is escaped by the byte
-// before (index carry<<8 | b), the set of the eight bytes that are escaped
-// (the byte after a reverse solidus that ends an odd run of them), with bit
-// 8 set if the byte after the eight is.
-var escaped = func() (t [512]uint16) {
-	for carry := 0; carry < 2; carry++ {
-		for b := 0; b < 256; b++ {
-			esc := carry == 1
-			var e uint16
-			for k := 0; k < 8; k++ {
-				switch {
-				case esc:
-					e |= 1 << k
-					esc = false
-				case b>>k&1 != 0:
-					esc = true
-				}
-			}
-			if esc {
-				e |= 1 << 8
-			}
-			t[carry<<8|b] = e
-		}
-	}
-	return t
-}()
-
-// simple is 1 for the bytes that may follow a reverse solidus in an escape
-// of RFC 8259 section 7 other than \u, and 0 for all others.
-var simple = func() (t [256]uint8) {
-	for c, ok := range escapes {
-		if ok {
-			t[c] = 1
-		}
-	}
-	return t
-}()
-
-// plain reports the bytes that may stand for themselves in a string and
-// need no further look: printable ASCII other than '"' and '\\'.
-var plain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// quoteFirst returns special(x) and the high bits of the bytes of x that are
-// quotation marks (and maybe of bytes above the lowest such, from a borrow).
+// quoteFirst returns, for x, eight bytes of a string's contents, a word
+// whose lowest set bit is the high bit of the first byte that is not plain
+// (printable ASCII other than '"' and '\\'), or 0 if all are plain; and
+// the high bits of the bytes of x that are quotation marks (and maybe of
+// bytes above the lowest such, from a borrow).
 func quoteFirst(x uint64) (low, qm uint64) {
 	q, b := x^('"'*ones), x^('\\'*ones)
 	qm = (q - ones) &^ q
 	return (qm | (b-ones)&^b | (x - 0x20*ones) | x) & highs, qm
 }
 
-// escapes maps the byte after a reverse solidus to true for the escapes of
-// RFC 8259 section 7 other than \u, which escape checks.
-var escapes = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
-
-// escape checks the escape at data[i], a reverse solidus, and returns the
-// offset after it. A \u escape of a high surrogate must be followed by one of
-// a low surrogate; a low surrogate alone is refused.
-func (s *scanner) escape(i int) int {
-	data := s.data
-	if i+1 >= len(data) {
-		return s.fail(len(data), faultEOF)
-	}
-	if c := data[i+1]; c != 'u' {
-		if !escapes[c] {
-			return s.fail(i+1, faultEscape)
-		}
-		return i + 2
-	}
-	r := hex4(data[i+2:])
-	if r < 0 {
-		return s.failHex(i + 2)
-	}
-	if !utf16.IsSurrogate(r) {
-		return i + 6
-	}
-	if r < 0xDC00 && (i+6 == len(data) || i+7 == len(data) && data[i+6] == '\\') {
-		// A high surrogate at the end of the text, or with only the
-		// reverse solidus of its pair: cut short, not lone.
-		return s.fail(len(data), faultEOF)
-	}
-	if r < 0xDC00 && i+7 < len(data) && data[i+6] == '\\' && data[i+7] == 'u' {
-		r2 := hex4(data[i+8:])
-		if r2 < 0 {
-			return s.failHex(i + 8)
-		}
-		if r2 >= 0xDC00 && r2 <= 0xDFFF {
-			return i + 12
-		}
-	}
-	return s.fail(i, faultSurrogate)
-}
-
-// failHex records a malformed \u escape whose digits start at data[i].
-func (s *scanner) failHex(i int) int {
-	for j := i; j < i+4; j++ {
-		if j >= len(s.data) {
-			return s.fail(j, faultEOF)
-		}
-		if c := s.data[j]; c-'0' > 9 && c|0x20-'a' > 5 {
-			return s.fail(j, faultHex)
-		}
-	}
-	return s.fail(i, faultHex)
-}
-
 // Constants for looking at eight bytes at once.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
-	lows  = 0x7f7f7f7f7f7f7f7f
 )
-
-// special returns the bits that skipPlain finds in x, eight bytes of a
-// string's contents: the high bit of the first byte to look at is the
-// lowest set bit, if any.
-func special(x uint64) uint64 {
-	q, b := x^('"'*ones), x^('\\'*ones)
-	return ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs
-}
-
-// skipPlain returns the offset of the first byte at or after data[i] that a
-// string scanner must look at: a quotation mark, a reverse solidus, a
-// control character below U+0020 or a byte of a multi-byte UTF-8 sequence;
-// or len(data). It looks at eight bytes a step while it can.
-func skipPlain(data []byte, i int) int {
-	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i : i+8])
-		q := x ^ ('"' * ones)  // a zero byte where x has '"'
-		b := x ^ ('\\' * ones) // a zero byte where x has '\\'
-		// (y - ones) &^ y & highs has the high bit of the lowest zero byte
-		// of y set (and maybe bits above it, from the borrow); likewise
-		// x - 0x20*ones for the lowest byte below 0x20 (a byte with the high
-		// bit set may set it too, as x does), and x for bytes with the high
-		// bit set. So the lowest set bit of the union marks exactly the
-		// first byte to look at.
-		if m := ((q-ones)&^q | (b-ones)&^b | (x - 0x20*ones) | x) & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for i < len(data) && plain[data[i]] {
-		i++
-	}
-	return i
-}

@@ -1,4 +1,4 @@
-package scan
+package jsonwire
 
 import (
 	"encoding/binary"
@@ -51,7 +51,7 @@ func TestWordHelpers(t *testing.T) {
 	}
 }
 
-// refStr is str one byte at a time: the offset after the closing quotation
+// refStr is ConsumeString one byte at a time: the offset after the closing quotation
 // mark of the string whose contents start at data[i], or -1 if it is not a
 // valid string.
 func refStr(data []byte, i int) int {
@@ -104,7 +104,7 @@ func refStr(data []byte, i int) int {
 	return -1
 }
 
-// str agrees with refStr on strings dense with escapes, which take its
+// ConsumeString agrees with refStr on strings dense with escapes, which take its
 // eight-bytes-at-once path, over many lengths and alignments.
 func TestStrDense(t *testing.T) {
 	pieces := []string{`\n`, `\t`, `\"`, `\\`, `\/`, `\b`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\q`, `\`, `"`, "a", "bc", "\x01", "é", "\xff", "\xe2\x82", `\u12`, " "}
@@ -125,17 +125,90 @@ func TestStrDense(t *testing.T) {
 	}
 }
 
-// checkStr checks that str agrees with refStr on b, a string from its
-// opening quotation mark.
+// checkStr checks that ConsumeString agrees with refStr on b, a string
+// from its opening quotation mark.
 func checkStr(t *testing.T, b []byte) {
 	t.Helper()
 	want := refStr(b, 1)
-	s := scanner{data: b}
-	got := s.str(0)
-	if s.flt != ok {
+	got, _, f := ConsumeString(b, 0)
+	if f != OK {
 		got = -1
 	}
 	if got != want {
-		t.Fatalf("str(%q) = %d, want %d", b, got, want)
+		t.Fatalf("ConsumeString(%q) = %d, want %d", b, got, want)
 	}
+}
+
+// utf8Run agrees with utf8.DecodeRune, one sequence at a time, on every
+// lead byte followed by continuation bytes at and around each bound of RFC
+// 3629's table, cut short at every length.
+func TestUTF8Run(t *testing.T) {
+	edges := []byte{0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xf4, 0xff}
+	for c0 := 0x80; c0 < 0x100; c0++ {
+		for _, c1 := range edges {
+			for _, c2 := range edges {
+				for _, c3 := range edges {
+					full := []byte{byte(c0), c1, c2, c3, 0xc3, 0xa9, 'x'}
+					for n := 1; n <= len(full); n++ {
+						b := full[:n]
+						want, wantBad := 0, false
+						for want < len(b) && b[want] >= utf8.RuneSelf {
+							r, size := utf8.DecodeRune(b[want:])
+							if r == utf8.RuneError && size == 1 {
+								wantBad = true
+								break
+							}
+							want += size
+						}
+						if got, bad := utf8Run(b, 0); got != want || bad != wantBad {
+							t.Fatalf("utf8Run(% x) = %d, %v; want %d, %v", b, got, bad, want, wantBad)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// ConsumeString agrees with refStr for every byte value at every position
+// of a string's contents of 20 bytes, which its eight-byte steps and its
+// byte-by-byte tail both look at, and reports a fault at that byte or the
+// one after it (the letter of an escape).
+func TestEveryByte(t *testing.T) {
+	buf := make([]byte, 22)
+	for c := 0; c < 256; c++ {
+		for pos := 1; pos < len(buf)-1; pos++ {
+			for i := range buf {
+				buf[i] = 'a'
+			}
+			buf[0], buf[len(buf)-1] = '"', '"'
+			buf[pos] = byte(c)
+			want := refStr(buf, 1)
+			got, esc, f := ConsumeString(buf, 0)
+			if f != OK {
+				cut := f == EOF && got == len(buf) // a reverse solidus escapes the last quotation mark
+				if want >= 0 || !cut && (got < pos || got > pos+1) {
+					t.Fatalf("ConsumeString(%q) = %d, %v, fault %d; want %d", buf, got, esc, f, want)
+				}
+				continue
+			}
+			if got != want || esc != (c == '\\') {
+				t.Fatalf("ConsumeString(%q) = %d, %v; want %d, %v", buf, got, esc, want, c == '\\')
+			}
+		}
+	}
+}
+
+// FuzzConsumeString holds ConsumeString to refStr on any string contents.
+func FuzzConsumeString(f *testing.F) {
+	for _, s := range []string{
+		`abc"`, `a\nb\t\"\\\/"`, `\u00e9\ud83d\ude00"`, `\ud83d"`, `\ude00"`, `\u12g4"`,
+		"é東😀\"", "\xed\xa0\x80\"", "\xc0\xaf\"", "a\x1f\"", `\q"`, `\`,
+		`\n\n\\\\\\\\\"\"\u0041\\\u0041"`, "\\n\\t\xe2\x82\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, contents []byte) {
+		checkStr(t, append([]byte{'"'}, contents...))
+	})
 }
