@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rpcid/rpcid"
+	"github.com/rpcid/rpcid/internal/jsonwire"
 	"github.com/rpcid/rpcid/internal/scan"
 )
 
@@ -321,15 +322,15 @@ func member(data []byte, obj scan.Span, name string) (sp scan.Span, ok bool) {
 	found := 0
 	i := obj.Start + 1
 	for {
-		i = skipSpace(data, i)
+		i = jsonwire.SkipSpace(data, i)
 		if data[i] == '}' {
 			break
 		}
 		ks := i
-		i = skipString(data, i)
+		i, _, _ = jsonwire.ConsumeString(data, i)
 		key := data[ks:i]
-		i = skipSpace(data, i) + 1 // the colon
-		i = skipSpace(data, i)
+		i = jsonwire.SkipSpace(data, i) + 1 // the colon
+		i = jsonwire.SkipSpace(data, i)
 		vs := i
 		i = skipValue(data, i)
 		switch {
@@ -339,7 +340,7 @@ func member(data []byte, obj scan.Span, name string) (sp scan.Span, ok bool) {
 		case foldIs(key, name):
 			found++
 		}
-		i = skipSpace(data, i)
+		i = jsonwire.SkipSpace(data, i)
 		if data[i] == ',' {
 			i++
 		}
@@ -355,39 +356,20 @@ func foldIs(key []byte, name string) bool {
 	return err == nil && ok && bytes.EqualFold([]byte(v), []byte(name))
 }
 
-// skipSpace returns i moved past JSON whitespace.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset after the JSON string at data[i].
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
 // skipValue returns the offset after the JSON value at data[i], in a text
-// already found valid.
+// already found valid, with jsonwire's tokens.
 func skipValue(data []byte, i int) int {
-	switch data[i] {
+	switch c := data[i]; c {
 	case '"':
-		return skipString(data, i)
+		n, _, _ := jsonwire.ConsumeString(data, i)
+		return n
 	case '{', '[':
 		depth := 0
-		for ; i < len(data); i++ {
+		for i < len(data) {
 			switch data[i] {
 			case '"':
-				i = skipString(data, i) - 1
+				i, _, _ = jsonwire.ConsumeString(data, i)
+				continue
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -395,11 +377,19 @@ func skipValue(data []byte, i int) int {
 					return i + 1
 				}
 			}
+			i++
 		}
 		return i
+	case 't':
+		n, _ := jsonwire.ConsumeLiteral(data, i, "true")
+		return n
+	case 'f':
+		n, _ := jsonwire.ConsumeLiteral(data, i, "false")
+		return n
+	case 'n':
+		n, _ := jsonwire.ConsumeLiteral(data, i, "null")
+		return n
 	}
-	for i < len(data) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(data[i])) {
-		i++
-	}
-	return i
+	n, _ := jsonwire.ConsumeNumber(data, i)
+	return n
 }
