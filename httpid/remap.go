@@ -58,3 +58,12 @@ func refusal(req *http.Request, body []byte, err error) *http.Response {
 		Request:       req,
 	}
 }
+
+// endSession forgets, in a remapping table, the requests of the MCP session
+// that req, a DELETE, ended, if resp says it did (MCP streamable HTTP: a
+// client ends its session with a DELETE carrying its Mcp-Session-Id).
+func endSession(table *restore.Table, req *http.Request, resp *http.Response) {
+	if resp.StatusCode/100 == 2 {
+		table.EndSession(headerValue(req.Header, "Mcp-Session-Id"))
+	}
+}

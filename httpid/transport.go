@@ -269,6 +269,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.ids().Release(ex, true)
 		return nil, err
 	}
+	if req.Method == http.MethodDelete && t.ids().Remap {
+		endSession(t.ids(), req, resp)
+	}
 	t.wrap(req, resp, ex, c)
 	if c != nil && resp.Request == &c.Request {
 		// The caller's request, as without httpid: the copy is this

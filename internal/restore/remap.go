@@ -201,6 +201,29 @@ func (t *Table) clientOf(raw []byte) []byte {
 	return sl.recs[0].raw
 }
 
+// EndSession forgets the requests remembered for the MCP session named
+// session (see RecordSession), answered or not: the session has ended (a
+// DELETE of it succeeded), and no response of its can come. An empty
+// session names none.
+func (t *Table) EndSession(session string) {
+	if session == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var gone []*record
+	for _, sl := range t.table.All() {
+		for _, r := range sl.recs {
+			if r.session == session {
+				gone = append(gone, r)
+			}
+		}
+	}
+	for _, r := range gone {
+		t.remove(r)
+	}
+}
+
 // AppendRefusal appends to dst what answers data, a client-to-server text
 // that Record refused with ErrTooManyPending: a JSON-RPC error response for
 // each request in it with the request's own id, as sent, and message as

@@ -186,3 +186,24 @@ func FuzzRemap(f *testing.F) {
 		}
 	})
 }
+
+// TestRemapEndSession: the end of an MCP session forgets its requests, and
+// only its.
+func TestRemapEndSession(t *testing.T) {
+	tb := &Table{Remap: true}
+	for _, s := range []string{"s1", "s2", "s1"} {
+		ex, err := tb.RecordSession([]byte(`{"jsonrpc":"2.0","id":1,"method":"x"}`), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb.Release(ex, false)
+	}
+	tb.EndSession("")
+	tb.EndSession("s1")
+	if tb.Len() != 1 {
+		t.Fatalf("Len = %d after the end of s1, want 1", tb.Len())
+	}
+	if out, _ := tb.AppendRestored(nil, []byte(`{"jsonrpc":"2.0","id":2,"result":{}}`)); string(out) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Errorf("the request of s2 answered as %s", out)
+	}
+}

@@ -277,12 +277,26 @@ func TestProxyRemapHTTP(t *testing.T) {
 	if want := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d}}`, n+4); last != want {
 		t.Errorf("the upstream got %s, want %s", last, want)
 	}
+	// The end of an MCP session (a DELETE) forgets its requests: an answer
+	// that comes after passes as the upstream sent it.
+	req = newRequest(t, "POST", p.url+"/mcp", `{"jsonrpc":"2.0","id":"z","method":"later"}`)
+	req.Header.Set("Mcp-Session-Id", "S")
+	do(t, req)
+	req = newRequest(t, "DELETE", p.url+"/mcp", "")
+	req.Header.Set("Mcp-Session-Id", "S")
+	if resp, _ := do(t, req); resp.StatusCode != http.StatusAccepted {
+		t.Errorf("DELETE: status %d", resp.StatusCode)
+	}
+	if _, body := do(t, newRequest(t, "GET", p.url+"/mcp", "")); body != fmt.Sprintf("id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"%d\",\"result\":{}}\n\n", n+5) {
+		t.Errorf("after the session's end, GET stream %q", body)
+	}
 	p.stop(t)
 	for _, s := range []string{
 		"rpcid proxy: request 9007199254740993 sent as 1\n",
 		"rpcid proxy: response \"1\" restored to 9007199254740993\n",
 		"rpcid proxy: request not sent, answered with a JSON-RPC error",
-		fmt.Sprintf("%d requests remapped\n", n+4),
+		fmt.Sprintf("%d requests remapped\n", n+5),
+		fmt.Sprintf("rpcid proxy: response id \"%d\" was not assigned by the proxy: passed unchanged\n", n+5),
 	} {
 		if !strings.Contains(p.stderr.String(), s) {
 			t.Errorf("stderr does not contain %q:\n%s", s, p.stderr)
