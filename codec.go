@@ -16,7 +16,7 @@ import (
 // an "id" member: one JSON value (RFC 8259 section 3) with optional JSON
 // whitespace (space, tab, line feed, carriage return; section 2) before and
 // after it. Parse neither retains nor modifies data, so that the compiler
-// can pass Parse([]byte(s)) the bytes of s without copying them (issue 11).
+// can pass Parse([]byte(s)) the bytes of s without copying them.
 //
 // The kind follows the rule in the package documentation: null is KindNull;
 // a number with an exact integer value within int64 is KindInt, however it is

@@ -12,7 +12,7 @@ import (
 // The requests of a session are kept in a slab of small fixed-size records
 // (request) linked by index, and found through maps from the rpcid.Key of
 // their id: about 140 bytes per pending request on 64-bit systems, and every
-// operation O(1) amortized, however many ids share a float64 (issue 11).
+// operation O(1) amortized, however many ids share a float64.
 
 // ref is the index of a request record in a table's slab; none is -1.
 type ref int32
