@@ -11,7 +11,7 @@
 //	rpcid proxy [-listen ADDR] [-v] URL
 //	rpcid proxy [-v] -- COMMAND [ARG ...]
 //
-// "rpcid COMMAND -h" prints the full usage of a command. Each command is a
+// "rpcid COMMAND -h" prints the usage screen of a command. Each command is a
 // package under internal: check (captures), proxy (restoring ids for an
 // unchanged client), and idcmd (eq, key and vectors); internal/base holds
 // what they share.

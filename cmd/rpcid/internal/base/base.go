@@ -16,7 +16,8 @@ type Command struct {
 	Name      string // as typed after "rpcid"
 	UsageLine string // "rpcid NAME ARGS", one line per form
 	Short     string // one line for the list of commands
-	Long      string // the full usage that -h prints after UsageLine
+	Long      string // the usage screen that -h prints after UsageLine
+	Reference string // the document with the full reference, named on -h's last line
 
 	// Run runs the command with args (after its name), reading stdin where
 	// asked, writing results to stdout and diagnostics to stderr, and
@@ -24,18 +25,31 @@ type Command struct {
 	Run func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
 
-// PrintHelp prints the command's full usage to w: UsageLine, Long and the
-// flags of fs, if it has any.
+// PrintHelp prints the command's usage screen to w: UsageLine, Long, the
+// flags of fs, if it has any, one line each, and where the reference is.
 func (c *Command) PrintHelp(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "usage: %s\n\n%s", c.UsageLine, c.Long)
 	if fs != nil {
-		has := false
-		fs.VisitAll(func(*flag.Flag) { has = true })
-		if has {
+		var lines []string
+		width := 0
+		fs.VisitAll(func(f *flag.Flag) {
+			arg, usage := flag.UnquoteUsage(f)
+			name := "-" + f.Name
+			if arg != "" {
+				name += " " + arg
+			}
+			width = max(width, len(name))
+			lines = append(lines, name, usage)
+		})
+		if len(lines) > 0 {
 			fmt.Fprint(w, "\nFlags:\n")
-			fs.SetOutput(w)
-			fs.PrintDefaults()
+			for i := 0; i < len(lines); i += 2 {
+				fmt.Fprintf(w, "  %-*s  %s\n", width, lines[i], lines[i+1])
+			}
 		}
+	}
+	if c.Reference != "" {
+		fmt.Fprintf(w, "\nThe full reference is %s in the rpcid repository.\n", c.Reference)
 	}
 }
 

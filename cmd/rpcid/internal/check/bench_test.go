@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/rpcid/rpcid/internal/testenv"
 	"io"
 	"math/big"
 	"runtime"
@@ -13,12 +12,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rpcid/rpcid/cmd/rpcid/internal/capture"
+	capturegen "github.com/rpcid/rpcid/cmd/rpcid/internal/capture"
+	"github.com/rpcid/rpcid/internal/testenv"
 )
 
 var benchCapture = sync.OnceValue(func() []byte {
 	var b bytes.Buffer
-	if _, _, err := capture.Write(&b, 16e6, 1); err != nil {
+	if _, _, err := capturegen.Write(&b, 16e6, 1); err != nil {
 		panic(err)
 	}
 	return b.Bytes()
@@ -66,7 +66,7 @@ func pendingBytes(n int, id func(i int) string) float64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	for i := 0; i < n; i++ {
 		if len(lines) == cap(lines) {
 			lines = lines[:0]

@@ -84,7 +84,7 @@ func FuzzCheck(f *testing.F) {
 
 		// The table's own accounting, after the capture.
 		c := &checker{w: bufioDiscard(), otherEvents: map[string]int{}}
-		s := newSession(c, "x")
+		s := newCapture(c, "x")
 		for i, l := range bytes.Split(data, []byte("\n")) {
 			s.line(i+1, l)
 		}
@@ -108,13 +108,13 @@ func FuzzCheck(f *testing.F) {
 		// The same for a HAR, in each of its sessions (retried requests
 		// are released, retired ones stay pending until reported).
 		if isHAR(bufio.NewReader(bytes.NewReader(data))) {
-			s := newSession(c, "x")
+			s := newCapture(c, "x")
 			s.har = true
-			if err := s.readHAR(bufio.NewReader(bytes.NewReader(data))); err != nil {
+			if err := (harFormat{s}).read(bufio.NewReader(bytes.NewReader(data))); err != nil {
 				t.Fatal(err)
 			}
 			s.finish()
-			for _, p := range s.parts {
+			for _, p := range s.sessions {
 				if pending := livePending(p.t); pending != p.t.pending {
 					t.Fatalf("HAR: %d live unanswered records, pending %d", pending, p.t.pending)
 				}

@@ -1,21 +1,17 @@
 package check
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/rpcid/rpcid/cmd/rpcid/internal/base"
-	"github.com/rpcid/rpcid/internal/mediatype"
-	"github.com/rpcid/rpcid/internal/scan"
 )
 
 // HAR 1.2 shapes, as far as check reads them.
@@ -29,21 +25,24 @@ type harEntry struct {
 	} `json:"request"`
 	// Response is nil when the entry has none (a HAR written with
 	// requests only).
-	Response *struct {
-		Status     int                `json:"status"`
-		StatusText string             `json:"statusText"`
-		Headers    loose[[]harHeader] `json:"headers"`
-		Content    harContent         `json:"content"`
-		// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
-		// with status 0; without it, status 0 is also a request still
-		// waiting for its response when the HAR was written.
-		Error loose[string] `json:"_error"`
-	} `json:"response"`
+	Response *harResponse `json:"response"`
 	// ResourceType is Chrome's kind of request ("websocket", "fetch").
 	ResourceType loose[string] `json:"_resourceType"`
 	// WebSocketMessages are the frames of a WebSocket connection, as
 	// Chrome and mitmproxy record them.
 	WebSocketMessages loose[[]loose[harWSMessage]] `json:"_webSocketMessages"`
+}
+
+// harResponse is the response of a HAR entry.
+type harResponse struct {
+	Status     int                `json:"status"`
+	StatusText string             `json:"statusText"`
+	Headers    loose[[]harHeader] `json:"headers"`
+	Content    harContent         `json:"content"`
+	// Error is why Chrome's exchange failed ("net::ERR_ABORTED"),
+	// with status 0; without it, status 0 is also a request still
+	// waiting for its response when the HAR was written.
+	Error loose[string] `json:"_error"`
 }
 
 // loose is a member that tools write in shapes of their own (extensions
@@ -71,7 +70,7 @@ type harHeader struct {
 	Value string `json:"value"`
 }
 
-// partKey names the MCP session a HAR entry belongs to: its endpoint, the
+// sessionKey names the MCP session a HAR entry belongs to: its endpoint, the
 // URL without query or fragment (scheme and host in lower case, and the
 // path), and its session, the Mcp-Session-Id header of the request or, for
 // a request without one (initialize), the Mcp-Session-Id its response
@@ -79,7 +78,7 @@ type harHeader struct {
 // one origin on different paths (a gateway's /github/mcp and /slack/mcp)
 // are different endpoints (MCP 2025-06-18, Streamable HTTP: "a single HTTP
 // endpoint path"; Session Management).
-func partKey(n int, e *harEntry) string {
+func sessionKey(n int, e *harEntry) string {
 	if len(e.WebSocketMessages.v) > 0 {
 		return "websocket " + strconv.Itoa(n)
 	}
@@ -194,124 +193,53 @@ func (c *harContent) recorded() bool {
 	return c.Text != nil && strings.TrimSpace(*c.Text) != ""
 }
 
-// readHAR reads a HAR capture one entry at a time with a streaming decoder.
-func (s *session) readHAR(r io.Reader) error {
-	dec := json.NewDecoder(r)
-	entry := 0           // the entries read, HAR entries or not
-	inEntry := false     // the text that could not be read is an entry's
-	entriesDone := false // the entries array has ended
-	value := false       // the error is a Decode's of a whole value
-	bad := func(err error) error {
-		var se *json.SyntaxError
-		// io.EOF too: the decoder returns it where a member name or value
-		// should start, and a capture detected as HAR that ends there is
-		// truncated, not unreadable.
-		if !errors.As(err, &se) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errMalformedHAR) {
-			return err
-		}
-		where := ""
-		switch {
-		case inEntry:
-			where = fmt.Sprintf(" inside entry %d", entry+1)
-		case entry > 0:
-			where = fmt.Sprintf(" after entry %d", entry)
-		}
-		detail, cut := harFault(dec, err, value, s.harBase)
-		msg := "not a valid HAR file" + where + ": " + detail
-		if cut {
-			msg = fmt.Sprintf("not a valid HAR file: it is cut short%s (%s)", where, detail)
-		}
-		s.harBroken, s.harBrokenAfterEntries = msg, entriesDone
-		if entry == 0 {
-			// Broken before any entry could be read, or inside the first:
-			// there is no entry to name, and the one finding is that
-			// nothing could be checked.
-			return nil
-		}
-		pos := position{} // between entries, or after them: the file's
-		if inEntry {
-			pos = position{entry: entry + 1}
-		}
-		s.invalid(pos, "", msg)
-		// The entries the file lacks, and the one it breaks in, may hold
-		// answers.
-		why := fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (%s), and the rest is not read", entry, detail)
-		if cut {
-			why = fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (it is cut short%s: %s)", entry, where, detail)
-		}
-		s.lostAll = lostAny{^uint32(0), why}
-		return nil
-	}
-	badValue := func(err error) error {
-		value = true
-		return bad(err)
-	}
+// harFormat is a HAR capture.
+type harFormat struct{ *capture }
+
+// read reads a HAR capture one entry at a time with a streaming decoder.
+func (s harFormat) read(br *bufio.Reader) error {
+	h := &harReader{s: s.capture, dec: json.NewDecoder(br)}
+	dec := h.dec
 	if err := expectDelim(dec, '{'); err != nil {
-		return bad(err)
+		return h.bad(err)
 	}
 	sawEntries := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 		if key != "log" {
 			if err := skipValue(dec); err != nil {
-				return badValue(err)
+				return h.badValue(err)
 			}
 			continue
 		}
 		if err := expectDelim(dec, '{'); err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 		for dec.More() {
 			key, err := dec.Token()
 			if err != nil {
-				return bad(err)
+				return h.bad(err)
 			}
 			if key != "entries" {
 				if err := skipValue(dec); err != nil {
-					return badValue(err)
+					return h.badValue(err)
 				}
 				continue
 			}
 			sawEntries = true
-			if err := expectDelim(dec, '['); err != nil {
-				return bad(err)
+			if err := h.readEntries(); err != nil || h.stopped {
+				return err
 			}
-			for dec.More() {
-				var e harEntry
-				err := dec.Decode(&e)
-				entry++
-				var te *json.UnmarshalTypeError
-				if errors.As(err, &te) {
-					s.invalid(position{entry: entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
-					s.badEntries++
-					continue
-				}
-				if err != nil {
-					entry--
-					// The entry being read is the broken one, unless the
-					// input ends before it starts (after a comma) or no
-					// comma comes before it.
-					var se *json.SyntaxError
-					inEntry = err != io.EOF && !(errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected comma"))
-					return badValue(err)
-				}
-				s.entries++
-				s.harEntry(entry, &e)
-			}
-			if err := expectDelim(dec, ']'); err != nil {
-				return bad(err)
-			}
-			entriesDone = true
 		}
 		if err := expectDelim(dec, '}'); err != nil {
-			return bad(err)
+			return h.bad(err)
 		}
 	}
 	if err := expectDelim(dec, '}'); err != nil {
-		return bad(err)
+		return h.bad(err)
 	}
 	if !sawEntries {
 		s.harBroken = "not a valid HAR file: it has no log.entries"
@@ -328,6 +256,107 @@ func (s *session) readHAR(r io.Reader) error {
 		}
 		s.report(position{}, levelError, kindInvalid, fmt.Sprintf("not a valid HAR file: more data follows the HAR object (near byte %d), and is not read", at), nil)
 	}
+	return nil
+}
+
+// harReader is where harFormat.read is in a HAR file, for the findings when the
+// file cannot be read from some point on.
+type harReader struct {
+	s           *capture
+	dec         *json.Decoder
+	entry       int  // the entries read, HAR entries or not
+	inEntry     bool // the text that could not be read is an entry's
+	entriesDone bool // the entries array has ended
+	value       bool // the error is a Decode's of a whole value
+	stopped     bool // bad was called: the file is read no further
+}
+
+// readEntries reads the log.entries array, from its "[".
+func (h *harReader) readEntries() error {
+	s, dec := h.s, h.dec
+	if err := expectDelim(dec, '['); err != nil {
+		return h.bad(err)
+	}
+	for dec.More() {
+		var e harEntry
+		err := dec.Decode(&e)
+		h.entry++
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			s.invalid(position{entry: h.entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+			s.badEntries++
+			continue
+		}
+		if err != nil {
+			h.entry--
+			// The entry being read is the broken one, unless the
+			// input ends before it starts (after a comma) or no
+			// comma comes before it.
+			var se *json.SyntaxError
+			h.inEntry = err != io.EOF && !(errors.As(err, &se) && strings.HasPrefix(se.Error(), "expected comma"))
+			return h.badValue(err)
+		}
+		s.entries++
+		s.harEntry(h.entry, &e)
+	}
+	if err := expectDelim(dec, ']'); err != nil {
+		return h.bad(err)
+	}
+	h.entriesDone = true
+	return nil
+}
+
+// badValue is bad for an error of a Decode of a whole value.
+func (h *harReader) badValue(err error) error {
+	h.value = true
+	return h.bad(err)
+}
+
+// bad handles err, which stopped the reading of a HAR file: a read error
+// is returned; a file cut short or not JSON from there on is reported (a
+// nothing-to-check finding before any entry, an invalid-message after),
+// and what the rest may hold is noted for the requests left unanswered.
+func (h *harReader) bad(err error) error {
+	h.stopped = true
+	s, entry := h.s, h.entry
+	var se *json.SyntaxError
+	// io.EOF too: the decoder returns it where a member name or value
+	// should start, and a capture detected as HAR that ends there is
+	// truncated, not unreadable.
+	if !errors.As(err, &se) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errMalformedHAR) {
+		return err
+	}
+	where := ""
+	switch {
+	case h.inEntry:
+		where = fmt.Sprintf(" inside entry %d", entry+1)
+	case entry > 0:
+		where = fmt.Sprintf(" after entry %d", entry)
+	}
+	detail, cut := harFault(h.dec, err, h.value, s.harBase)
+	msg := "not a valid HAR file" + where + ": " + detail
+	if cut {
+		msg = fmt.Sprintf("not a valid HAR file: it is cut short%s (%s)", where, detail)
+	}
+	s.harBroken, s.harBrokenAfterEntries = msg, h.entriesDone
+	if entry == 0 {
+		// Broken before any entry could be read, or inside the first:
+		// there is no entry to name, and the one finding is that
+		// nothing could be checked.
+		return nil
+	}
+	pos := position{} // between entries, or after them: the file's
+	if h.inEntry {
+		pos = position{entry: entry + 1}
+	}
+	s.invalid(pos, "", msg)
+	// The entries the file lacks, and the one it breaks in, may hold
+	// answers.
+	why := fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (%s), and the rest is not read", entry, detail)
+	if cut {
+		why = fmt.Sprintf("the HAR file, which may hold it after entry %d, is not valid from there on (it is cut short%s: %s)", entry, where, detail)
+	}
+	s.lostAll = lostAny{^uint32(0), why}
 	return nil
 }
 
@@ -400,768 +429,96 @@ func skipValue(dec *json.Decoder) error {
 	return dec.Decode(&v)
 }
 
-// harEntry handles one HAR entry: the request body's messages are the
-// client's, the response body's the server's, and a WebSocket
-// connection's frames are each the sender's.
-func (s *session) harEntry(n int, e *harEntry) {
-	pos := position{entry: n}
-	s.use(partKey(n, e), n)
-	s.redirectFrom, s.redirectNext = s.redirectNext, nil
-	s.entryRequests = s.entryRequests[:0]
-	clear(s.ownDups)
-	s.entryLost = s.entryLost[:0]
-	s.unreadable, s.cut = false, ""
-	s.inWebSocket = false
-	s.resumed = strings.EqualFold(e.Request.Method, "GET") && headerValue(e.Request.Headers.v, "last-event-id") != ""
-	s.reqNote = 0
-	if m := strings.ToUpper(e.Request.Method); (m == "POST" || m == "PUT" || m == "PATCH") &&
-		(e.Request.PostData == nil || !e.Request.PostData.recorded()) {
-		// The responses of this exchange may answer requests in a body the
-		// capture lacks.
-		what := base.ShowString(m)
-		if e.Request.PostData != nil {
-			if mt := strings.TrimSpace(e.Request.PostData.MimeType); mt != "" {
-				what += ", " + base.ShowString(mt)
-			}
-		}
-		note := "the body of the HTTP request of its exchange (" + what + ") is empty or was left out of the capture"
-		if n := e.Request.BodySize.v; n > 0 {
-			note = fmt.Sprintf("the body of the HTTP request of its exchange (%s, %s) was left out of the capture", what, plural(int(min(n, math.MaxInt32)), "byte"))
-		}
-		if e.Request.PostData != nil {
-			note += e.Request.PostData.elsewhere()
-		}
-		s.reqNote = s.note(note)
-		// The body may hold the client's answers to server requests.
-		if sd := &s.t.sides[1]; sd.lost.why == "" {
-			what := "is empty or was left out of the capture"
-			if e.Request.BodySize.v > 0 {
-				what = "was left out of the capture"
-			}
-			sd.lost = lostAny{^uint32(0), fmt.Sprintf("the request body at %s, which may hold it, %s", pos, what)}
-		}
-	}
-	rpc := false // the request body holds a JSON-RPC 2.0 message
-	s.failedExchange, s.undelivered, s.undeliveredLater, s.refusal = failed(e), s.undelivered[:0], s.undeliveredLater[:0], ""
-	if e.Request.PostData != nil {
-		s.bodyName = "request"
-		rpc = s.body(pos, "request body: ", fromClient, e.Request.PostData)
-	}
-	resp := e.Response
-	if resp != nil {
-		s.bodyName = "response"
-		// The answer to a JSON-RPC request is examined whatever it holds;
-		// other bodies only when they look like JSON-RPC (see payload).
-		s.strict = rpc && resp.Status >= 200 && resp.Status <= 299
-		s.httpError = resp.Status < 200 || resp.Status > 299
-		s.body(pos, "response body: ", fromServer, &resp.Content)
-		s.strict, s.httpError = false, false
-	}
-	s.bodyName = ""
-	s.exchangeEnd(n, e)
-	s.failedExchange, s.undelivered, s.undeliveredLater, s.refusal = false, s.undelivered[:0], s.undeliveredLater[:0], ""
-	s.reqNote = 0
-	switch {
-	case len(e.WebSocketMessages.v) > 0:
-		s.entryRequests = s.entryRequests[:0]
-		s.inWebSocket = true
-		s.websocket(pos, e.WebSocketMessages.v)
-		s.inWebSocket = false
-	case strings.EqualFold(e.ResourceType.v, "websocket") || resp != nil && resp.Status == 101:
-		// A WebSocket connection whose frames the capture lacks: not every
-		// HAR writer records them.
-		s.lostSockets++
-	}
-}
-
-// failed reports whether a HAR entry's HTTP exchange failed: a status
-// other than 2xx, or status 0 with Chrome's _error. A status of 0 or less
-// without _error says nothing (the exchange may not have ended).
-func failed(e *harEntry) bool {
-	resp := e.Response
-	if resp == nil {
-		return false
-	}
-	st := resp.Status
-	if st <= 0 {
-		return strings.TrimSpace(resp.Error.v) != ""
-	}
-	return st < 200 || st > 299
-}
-
-// exchangeEnd notes, for the requests of a HAR entry's HTTP exchange that
-// its response body did not answer, why they may have gone unanswered:
-// finish words their findings by it.
-func (s *session) exchangeEnd(n int, e *harEntry) {
-	resp := e.Response
-	// mark gives each request of the entry the note i; failed marks them
-	// as ended by their HTTP exchange (see retire).
-	mark := func(i uint32, failed, keep bool) {
-		for _, x := range s.entryRequests {
-			r := s.t.at(x)
-			if r.flags&(fAnswered|fServer) != 0 {
-				// Answered, or a request of the server in the response
-				// body, whose answer the client sends in another exchange.
-				continue
-			}
-			if failed {
-				r.flags |= fFailed
-			}
-			if r.flags&fNullNote == 0 && (!keep || r.note == 0) {
-				r.note = i
-			}
-		}
-	}
-	lacks := func(note string) {
-		// The capture cannot tell whether the requests were answered.
-		i := s.note(note)
-		if i > 0 {
-			s.noBody[i] = true
-		}
-		mark(i, false, true)
-	}
-	if resp == nil {
-		lacks("the HAR entry has no HTTP response")
-		return
-	}
-	st := resp.Status
-	c := &resp.Content
-	if st >= 200 && st <= 299 && len(s.entryLost) > 0 {
-		// Texts of the body that could not be read may answer the
-		// requests of this exchange.
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
-		for _, x := range s.entryRequests {
-			if s.t.at(x).flags&(fAnswered|fServer) != 0 {
-				continue
-			}
-			for _, l := range s.entryLost {
-				if l.v.answers(s.t, x) {
-					s.t.markLost(x, l.sub+"the body of its HTTP response ("+what+"), which may hold it, "+l.what)
-					break
-				}
-			}
-		}
-	}
-	if st >= 200 && st <= 299 && s.lostStream == 0 && strings.EqualFold(e.Request.Method, "GET") &&
-		!c.recorded() && mediaType(c.MimeType) == "text/event-stream" {
-		// A GET event stream whose body the capture lacks, as tools that
-		// write HAR files leave out streams that had not ended: in the
-		// 2024-11-05 HTTP+SSE transport it carries the answers to requests
-		// accepted with 202.
-		s.lostStream = n
-		if s.firstLost == 0 {
-			s.firstLost = n
-		}
-	}
-	switch {
-	case st <= 0 && strings.TrimSpace(resp.Error.v) == "":
-		// 0 (Chrome, mitmproxy) or -1 (unknown, as HAR writes sizes).
-		lacks(fmt.Sprintf("the HAR entry records no HTTP status (%d): its exchange failed, had not ended when the capture was written, or was not recorded", st))
-	case st == 202:
-		// Its answers go on an event stream; finish words the finding by
-		// whether the capture holds every such stream.
-		if s.accepted == 0 {
-			s.accepted = s.note("its HTTP response was 202 Accepted")
-		}
-		mark(s.accepted, false, true)
-	case st == 204:
-		// No answer in this exchange: one may have gone on an event stream.
-		if s.noContent == 0 {
-			s.noContent = s.note("its HTTP response was 204 No Content")
-		}
-		mark(s.noContent, false, true)
-	case st >= 200 && st <= 299 && s.unreadable:
-		lacks(fmt.Sprintf("the body of its HTTP response (status %d) could not be read", st))
-	case st >= 200 && st <= 299 && s.cut != "":
-		lacks(fmt.Sprintf("the body of its HTTP response (status %d) is cut short: %s", st, s.cut))
-	case st >= 200 && st <= 299 && !c.recorded():
-		// A success whose body the capture lacks: its answers may be in
-		// that body, so the requests are not said to be unanswered (202
-		// Accepted and 204 No Content carry no body).
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
-		note := "the body of its HTTP response (" + what + ") is empty or was left out of the capture"
-		if c.Size.v > 0 {
-			note = fmt.Sprintf("the body of its HTTP response (%s, %s) was left out of the capture", what, plural(int(min(c.Size.v, math.MaxInt32)), "byte"))
-		}
-		lacks(note + c.elsewhere())
-	case st >= 200 && st <= 299:
-		// A success whose body holds no answer to them (an HTML page, a
-		// plain "Accepted"): an answer could still come on an event stream.
-		what := fmt.Sprintf("status %d", st)
-		if mt := strings.TrimSpace(c.MimeType); mt != "" {
-			what += ", " + base.ShowString(mt)
-		}
-		i := s.note("its HTTP response (" + what + ") held no response with its id")
-		if i > 0 {
-			s.noAnswer[i] = true
-		}
-		mark(i, false, true)
-		for _, x := range s.entryRequests {
-			if r := s.t.at(x); r.flags&fLost != 0 && r.note == i {
-				r.note = 0 // its body may hold it (see lostText)
-			}
-		}
-	case st < 200 || st > 299:
-		if st >= 300 && st <= 399 {
-			s.redirectNext = s.p // its requests may be sent again elsewhere
-		}
-		var note, status string
-		if st > 0 {
-			status = fmt.Sprintf("status %d", st)
-			if resp.StatusText != "" {
-				status += " " + base.ShowString(resp.StatusText)
-			}
-		}
-		// delivered says what became of a client answer in the request
-		// body: it did not reach the server when the server refused the
-		// exchange (3xx, 4xx, a JSON-RPC error with a null id); when the
-		// exchange failed otherwise (5xx, a connection fault) the capture
-		// cannot tell whether the server read it first.
-		delivered := "went in an HTTP exchange that failed"
-		switch {
-		case st <= 0:
-			note = "its HTTP exchange failed: " + base.ShowString(strings.TrimSpace(resp.Error.v))
-		case s.refusal != "":
-			note = "its HTTP exchange was refused with " + status + " and " + s.refusal
-			delivered = "was not delivered"
-		default:
-			note = "its HTTP response had " + status
-			if st < 500 {
-				delivered = "was not delivered"
-			}
-		}
-		mark(s.note(note), true, false)
-		if len(s.undelivered)+len(s.undeliveredLater) == 0 {
-			return
-		}
-		why := s.note(fmt.Sprintf("the answer sent at entry %d %s: %s", n, delivered, note))
-		for _, x := range s.undelivered {
-			// A server request whose answer the client sent in this
-			// exchange: still pending, since the answer did not count.
-			if r := s.t.at(x); r.flags&(fAnswered|fNullNote) == 0 {
-				r.note = why
-			}
-		}
-		for _, i := range s.undeliveredLater {
-			s.deferred[i].undelivered, s.deferred[i].why = true, why
+// isHAR reports whether the capture is a HAR file: its first JSON value is
+// an object with a "log" member (wherever it is) whose value is an object,
+// and no member of a JSON-RPC message (jsonrpc, id, method, result, error,
+// params): an object with such a member is a message, and the capture JSON
+// Lines. It reads no more than it needs to decide, and at most 1 MiB: a
+// first object longer than that is decided on its first 1 MiB.
+func isHAR(br *bufio.Reader) bool {
+	// Each undecided look asks for twice as many bytes, so that input
+	// arriving a byte at a time costs O(n log n), not O(n^2).
+	for n := 1; ; n = min(2*br.Buffered(), br.Size()) {
+		_, err := br.Peek(n)
+		more := err == nil && n < br.Size() // else end of input or a full buffer: decide on what there is
+		b, _ := br.Peek(br.Buffered())
+		verdict, decided := harVerdict(b)
+		if decided || !more {
+			return verdict
 		}
 	}
 }
 
-// websocket handles the frames of a WebSocket connection recorded in a HAR
-// entry. Its frames are examined when at least one of them holds a
-// JSON-RPC 2.0 message: a page's other sockets (Socket.IO, GraphQL) are
-// counted as not examined. Text frames (opcode 1) and binary frames
-// (opcode 2, base64 in the HAR) each hold one message or batch; control
-// frames are skipped.
-func (s *session) websocket(pos position, frames []loose[harWSMessage]) {
-	data := func(m *harWSMessage) ([]byte, bool) {
-		switch m.Opcode {
-		case 1:
-			return []byte(m.Data), true
-		case 2:
-			b, err := decodeBase64(m.Data)
-			return b, err == nil
-		}
-		return nil, false
+// harVerdict decides isHAR on the first bytes of a capture: decided is
+// false when more bytes are needed; verdict is then the best guess.
+func harVerdict(b []byte) (verdict, decided bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil {
+		return false, !truncated(err)
+	} else if t != json.Delim('{') {
+		return false, true
 	}
-	rpc := false
-	for i := range frames {
-		if b, ok := data(&frames[i].v); ok && isJSONRPC(bytes.TrimSpace(b)) {
-			rpc = true
-			break
-		}
-	}
-	if !rpc {
-		s.skippedFrames += len(frames)
-		return
-	}
-	s.bodyName = "websocket"
-	s.strict = true
-	defer func() { s.strict = false }()
-	for i := range frames {
-		loc := fmt.Sprintf("websocket message %d: ", i+1)
-		if frames[i].bad {
-			s.frame = i + 1
-			s.invalid(pos, loc, "not a HAR WebSocket message: its type, opcode or data is not a string, number and string")
-			s.frame = 0
-			continue
-		}
-		m := &frames[i].v
-		dir := fromUnknown
-		switch strings.ToLower(m.Type) {
-		case "send":
-			dir = fromClient
-		case "receive":
-			dir = fromServer
-		}
-		b, ok := data(m)
-		if !ok {
-			if m.Opcode == 2 {
-				s.frame = i + 1
-				s.invalid(pos, loc, "a binary frame whose data is not base64")
-				s.frame = 0
-			}
-			continue
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		s.frame = i + 1
-		s.payload(pos, loc, dir, b, 0)
-		s.frame = 0
-	}
-	s.bodyName = ""
-}
-
-// body handles a HAR request or response body. It reports whether the body
-// holds a JSON-RPC 2.0 message.
-func (s *session) body(pos position, loc string, dir direction, c *harContent) bool {
-	if c.Text == nil {
-		return false
-	}
-	text := []byte(*c.Text)
-	if strings.EqualFold(c.Encoding, "base64") {
-		dec, err := decodeBase64(*c.Text)
+	harLog := false // a "log" member whose value is an object
+	for {
+		t, err := dec.Token()
 		if err != nil {
-			s.invalid(pos, loc, fmt.Sprintf("encoding is base64 but the text is not: %v", err))
-			if dir == fromServer {
-				s.unreadable = true // exchangeEnd cannot say what it held
+			return harLog, !truncated(err)
+		}
+		name, ok := t.(string)
+		if !ok { // the end of the object
+			return harLog, true
+		}
+		switch name {
+		case "jsonrpc", "id", "method", "result", "error", "params":
+			return false, true
+		case "log":
+			t, err := dec.Token()
+			if err != nil {
+				return false, !truncated(err)
 			}
-			return false
-		}
-		text = dec
-	}
-	if dir == fromServer && c.Size.v > int64(len(text)) {
-		// Cut short by the tool that wrote the capture (a limit on the
-		// size of bodies it keeps): what is missing may hold answers,
-		// and the text's end is not the body's.
-		s.cut = fmt.Sprintf("the capture holds %s of the %d its content.size gives", plural(len(text), "byte"), c.Size.v)
-		loc = strings.TrimSuffix(loc, ": ") + " (" + s.cut + "): "
-	}
-	// A byte order mark before the body's text is not part of it (RFC 8259
-	// section 8.1; the SSE standard skips it too): what follows is read,
-	// with a warning when it holds a message (see markedBody).
-	content, bom := mediatype.TrimBOM(text)
-	start := len(text) - len(content)
-	trimmed := bytes.TrimSpace(content)
-	if len(trimmed) == 0 {
-		return false
-	}
-	mt := mediaType(c.MimeType)
-	s.examined, s.passed, s.hasRPC = false, false, false
-	marked := false // a byte order mark starts a JSON text examined
-	switch {
-	case mediatype.IsEventStream(mt):
-		s.sse(pos, loc, dir, text)
-	case mediatype.IsLines(mt):
-		s.lines(pos, loc, dir, text)
-	case mediatype.IsJSON(mt):
-		s.jsonTexts(pos, loc, dir, text, start)
-		marked = bom
-	case mt == "" && (trimmed[0] == '{' || trimmed[0] == '['):
-		s.jsonTexts(pos, loc, dir, text, start)
-		marked = bom
-	case mt == "" && looksLikeSSE(trimmed):
-		s.sse(pos, loc, dir, text)
-	case isJSONRPC(trimmed):
-		// JSON-RPC under another media type: browsers send a string body
-		// as text/plain;charset=UTF-8 unless told otherwise, and some
-		// servers and gateways label JSON text/plain or octet-stream.
-		s.offsetBase = int64(start)
-		s.payload(pos, loc, dir, content, 0)
-		s.offsetBase = 0
-		marked = bom
-	case (trimmed[0] == '{' || trimmed[0] == '[') && textsHoldJSONRPC(trimmed):
-		// The same for JSON texts back to back or one per line.
-		s.jsonTexts(pos, loc, dir, text, start)
-		marked = bom
-	case looksLikeSSE(trimmed) && eventsHoldJSONRPC(trimmed):
-		// And for an event stream.
-		s.sse(pos, loc, dir, text)
-	case trimmed[0] == 0x1e && textsHoldJSONRPC(bytes.TrimSpace(bytes.ReplaceAll(trimmed, []byte{0x1e}, []byte("\n")))):
-		// And for a JSON text sequence (RFC 7464).
-		s.lines(pos, loc, dir, text)
-	default:
-		s.passed = true
-	}
-	if marked && s.examined {
-		s.markedBody(pos, loc)
-	}
-	if s.passed && !s.examined {
-		// Nothing in it was examined: a body of another media type, or
-		// JSON that is no JSON-RPC (a REST call, an OAuth document).
-		if mt == "" {
-			mt = "untyped"
-		}
-		if s.skipped == nil {
-			s.skipped = map[string]int{}
-		}
-		s.skipped[base.ShowString(mt)]++
-	}
-	return s.hasRPC
-}
-
-// mediaType returns the media type of a HAR mimeType, lower case, without
-// parameters.
-func mediaType(mimeType string) string {
-	mt := strings.ToLower(strings.TrimSpace(mimeType))
-	if i := strings.IndexByte(mt, ';'); i >= 0 {
-		mt = strings.TrimSpace(mt[:i])
-	}
-	return mt
-}
-
-// isJSONRPC reports whether b is a JSON text holding at least one JSON-RPC
-// 2.0 message: an object, or a batch element, with "jsonrpc":"2.0".
-func isJSONRPC(b []byte) bool {
-	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
-		return false
-	}
-	var buf [8]scan.Message
-	msgs, _, err := scan.Scan(buf[:0], b)
-	if err != nil {
-		return false
-	}
-	for i := range msgs {
-		if msgs[i].IsJSONRPC20(b) {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonTexts handles a JSON body: one JSON text, or several objects or
-// arrays back to back, as a long-lived application/json stream sends them
-// and httpid reads them, each a message or batch, from body[start:] (after
-// a byte order mark, if one starts the body). Offsets in findings count
-// from the start of the body.
-func (s *session) jsonTexts(pos position, loc string, dir direction, body []byte, start int) {
-	defer func() { s.offsetBase = 0 }()
-	for i := start; ; {
-		for i < len(body) && isJSONSpace(body[i]) {
-			i++
-		}
-		if i == len(body) {
-			return
-		}
-		n := jsonExtent(body[i:])
-		more := len(bytes.TrimLeft(body[i+n:], " \t\r\n")) > 0
-		if !more {
-			if i == 0 {
-				s.payload(pos, loc, dir, body, 0) // one JSON text, as it is
-			} else {
-				s.offsetBase = int64(i)
-				s.payload(pos, loc, dir, body[i:], 0)
-			}
-			return
-		}
-		s.offsetBase = int64(i)
-		s.payload(pos, loc, dir, body[i:i+n], 0)
-		i += n
-	}
-}
-
-// lines handles a body of newline-delimited JSON texts (NDJSON, JSON
-// Lines, stream+json, RFC 7464 json-seq, whose records start with an RS,
-// 0x1E): each non-blank line (without a leading RS) holds a message or
-// batch. A byte order mark at the start of a line, before or after its RS,
-// is skipped, as httpid skips it: readers that give each line's bytes to
-// Python's json.loads skip it too (see markedBody). Offsets in findings
-// count from the start of the line.
-func (s *session) lines(pos position, loc string, dir direction, body []byte) {
-	for n := 1; len(body) > 0; n++ {
-		line := body
-		if i := bytes.IndexByte(body, '\n'); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = nil
-		}
-		whole := len(line)
-		line, bom := mediatype.TrimBOM(line)
-		if rest := bytes.TrimLeft(line, "\x1e"); len(rest) < len(line) {
-			var after bool // a mark after the record separator
-			line, after = mediatype.TrimBOM(rest)
-			bom = bom || after
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		s.bodyLine = n
-		loc := fmt.Sprintf("%sline %d: ", loc, n)
-		examined := s.examined
-		s.examined = false
-		s.offsetBase = int64(whole - len(line))
-		s.payload(pos, loc, dir, line, 0)
-		s.offsetBase = 0
-		if bom && s.examined {
-			s.markedBody(pos, loc)
-		}
-		s.examined = s.examined || examined
-		s.bodyLine = 0
-	}
-}
-
-// markedBody warns that the body or line at loc starts with a byte order
-// mark before the JSON-RPC it holds.
-func (s *session) markedBody(pos position, loc string) {
-	s.report(pos, levelWarning, kindByteOrderMark, fmt.Sprintf("%sit starts with a UTF-8 byte order mark (EF BB BF), which JSON parsers may ignore (RFC 8259 section 8.1): fetch's json() (the TypeScript SDK's client), Python's json.loads of bytes and System.Text.Json's stream readers skip it and read the message after it; encoding/json (go-sdk, mcp-go) fails on it (\"invalid character 'ï' looking for beginning of value\")", loc), s.where())
-}
-
-// textsHoldJSONRPC reports whether b, JSON objects or arrays back to back
-// (NDJSON among them), holds a JSON-RPC 2.0 message.
-func textsHoldJSONRPC(b []byte) bool {
-	for len(b) > 0 {
-		n := jsonExtent(b)
-		if isJSONRPC(b[:n]) {
-			return true
-		}
-		b = bytes.TrimLeft(b[n:], " \t\r\n")
-		if len(b) > 0 && b[0] != '{' && b[0] != '[' {
-			return false
-		}
-	}
-	return false
-}
-
-// eventsHoldJSONRPC reports whether the data line of an event in an event
-// stream holds a JSON-RPC 2.0 message.
-func eventsHoldJSONRPC(b []byte) bool {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok && isJSONRPC(bytes.TrimSpace(v)) {
-			return true
-		}
-	}
-	return false
-}
-
-// looksLikeSSE reports whether an untyped body starts like an event stream.
-func looksLikeSSE(b []byte) bool {
-	for _, p := range []string{"data:", "event:", "id:", "retry:", ":"} {
-		if bytes.HasPrefix(b, []byte(p)) {
-			return true
-		}
-	}
-	return false
-}
-
-// sse handles a text/event-stream body: each event's data lines, joined
-// with newlines, are one message. Events without data (such as the priming
-// events of MCP's resumable streams) and comments are skipped. Lines end in
-// CRLF, LF or CR. An event not followed by a blank line at the end of the
-// body is still read: capture tools often trim trailing newlines.
-//
-// A byte order mark before the first line is skipped, as the SSE standard
-// says.
-//
-// An event on a resumed stream (see redelivered) with an id field that
-// repeats the id and the data (the same bytes; see seenEvent) of an event
-// read before
-// in the same MCP session (see partKey) is a redelivery of that event, not
-// a new message: a client resuming a stream with a GET carrying
-// Last-Event-ID gets the events after it replayed with their ids, which are
-// unique across all streams of a session (MCP 2025-06-18, Streamable HTTP,
-// "Resumability and Redelivery"). It is counted in the summary. An event
-// that repeats an id with other data is not a redelivery of the event that
-// had it, and is checked as a message of its own. Only an id field of the
-// event itself counts (not the last event id an earlier event left), and
-// ids are remembered as seenEvents bounds them.
-func (s *session) sse(pos position, loc string, dir direction, body []byte) {
-	var data, typ, eid []byte
-	hasData, hasID := false, false
-	event := 0
-	dispatch := func() {
-		if hasData {
-			event++
-			// go-sdk and mcp-go compare the type without spaces around
-			// it; the SSE standard (browsers, the TypeScript SDK) does not.
-			spaced := len(typ) > 0 && string(typ) != "message" && string(bytes.TrimSpace(typ)) == "message"
-			switch {
-			case len(typ) > 0 && string(typ) != "message" && !spaced:
-				// Not a message (such as the HTTP+SSE "endpoint" event), as
-				// the SSE standard dispatches it and httpid reads it.
-				t := base.ShowString(string(typ))
-				if s.otherEvents == nil {
-					s.otherEvents = map[string]int{}
+			if t != json.Delim('{') {
+				if err := skipRest(dec, t); err != nil {
+					return false, !truncated(err)
 				}
-				s.otherEvents[t]++
-				s.c.otherEvents[t]++
-			case len(bytes.TrimSpace(data)) > 0:
-				if hasID && len(eid) > 0 && s.redelivered(eid, data) {
-					s.counts.redelivered++
-					break
-				}
-				s.event = event
-				if spaced && (s.strict || isJSONRPC(bytes.TrimSpace(data))) {
-					s.report(pos, levelWarning, kindAmbiguousEvent, fmt.Sprintf("%sevent %d: its type is %q, \"message\" with spaces around it: go-sdk and mcp-go read it as a message (they trim the type), and clients that follow the SSE standard (browsers, the TypeScript SDK) ignore it", loc, event, base.ShowString(string(typ))), s.where())
-				}
-				s.payload(pos, fmt.Sprintf("%sevent %d: ", loc, event), dir, data, 0)
-				s.event = 0
+				continue
 			}
-		}
-		data, typ, eid, hasData, hasID = data[:0], typ[:0], eid[:0], false, false
-	}
-	// A byte order mark at the start of the stream is not part of its
-	// first line (the SSE standard's parsing rules; httpid skips it too).
-	body = bytes.TrimPrefix(body, []byte("\xEF\xBB\xBF"))
-	for len(body) > 0 {
-		i := bytes.IndexAny(body, "\r\n")
-		var line []byte
-		if i < 0 {
-			line, body = body, nil
-		} else {
-			line = body[:i]
-			if body[i] == '\r' && i+1 < len(body) && body[i+1] == '\n' {
-				i++
+			harLog = true
+			if err := skipRest(dec, t); err != nil {
+				return true, !truncated(err)
 			}
-			body = body[i+1:]
-		}
-		if len(line) == 0 {
-			dispatch()
-			continue
-		}
-		if line[0] == ':' {
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "data":
-			if hasData {
-				data = append(data, '\n')
+		default:
+			t, err := dec.Token()
+			if err == nil {
+				err = skipRest(dec, t)
 			}
-			data = append(data, value...)
-			hasData = true
-		case "event":
-			typ = append(typ[:0], value...)
-		case "id":
-			// The SSE standard ignores an id holding U+0000.
-			if bytes.IndexByte(value, 0) < 0 {
-				eid = append(eid[:0], value...)
-				hasID = true
+			if err != nil {
+				return harLog, !truncated(err)
 			}
 		}
 	}
-	if hasData && (len(typ) == 0 || string(bytes.TrimSpace(typ)) == "message") && len(bytes.TrimSpace(data)) > 0 && s.cut == "" &&
-		(s.strict || isJSONRPC(bytes.TrimSpace(data))) {
-		// "If the file ends in the middle of an event, before the final
-		// empty line, the incomplete event is not dispatched" (WHATWG
-		// HTML, section 9.2.6), as browsers and the TypeScript SDK do (its
-		// eventsource-parser stream has no flush); go-sdk and mcp-go
-		// deliver it. Whether the stream ended there or the capture was
-		// written while it was open (or a tool trimmed the text), the bytes
-		// do not tell: the event is read as a message, with a warning. (A
-		// body cut short says so already; see body. A page's own stream,
-		// which holds no JSON-RPC, is passed over.)
-		s.event = event + 1
-		s.report(pos, levelWarning, kindAmbiguousEvent, fmt.Sprintf("%sevent %d: the body ends before the blank line that ends this event: if the stream ended here, clients that follow the SSE standard discard the event (WHATWG HTML, section 9.2.6; browsers, the TypeScript SDK), and go-sdk and mcp-go deliver it", loc, event+1), s.where())
-		s.event = 0
+}
+
+// truncated reports whether a decoding error is the end of the bytes seen.
+func truncated(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// skipRest skips the rest of a value whose first token was t.
+func skipRest(dec *json.Decoder, t json.Token) error {
+	if t != json.Delim('{') && t != json.Delim('[') {
+		return nil
 	}
-	dispatch()
-}
-
-// seenEvent is an SSE event read in a HAR: its id and a hash of its data.
-// The data must be the same bytes: a server replays what it stored (the
-// TypeScript SDK's example event store keeps each message and serializes it
-// again as the first time), and a hash of the bytes costs nothing next to
-// decoding each event's JSON to compare values (5 us and 48 allocations).
-type seenEvent struct {
-	id   string
-	data uint64
-}
-
-// seenEvents remembers the SSE events with ids read in a HAR's sessions,
-// for redeliveries: the last seenEventsMax of the capture, whose ids take
-// at most seenEventBytesMax bytes in all; older ones are forgotten, and an
-// event replayed after them is checked as a new message.
-type seenEvents struct {
-	seed  maphash.Seed
-	ring  []seenRef // grows to seenEventsMax, then wraps around
-	at, n int
-	bytes int
-}
-
-// seenRef is a remembered event and the session that read it.
-type seenRef struct {
-	p *part
-	e seenEvent
-}
-
-const (
-	seenEventsMax     = 1 << 16
-	seenEventBytesMax = 16 << 20 // 65536 ids of 256 bytes
-)
-
-// redelivered reports whether the SSE event with id and data, on a stream
-// the client resumed (a GET with Last-Event-ID), was read before in the
-// session in use, and remembers it if not. Only a resumed stream replays:
-// on others, a repeated id and data is a new event (a server that numbers
-// the events of each stream from 1, as MCP's 2025-03-26 text allowed, or
-// two requests with the same id answered alike).
-func (s *session) redelivered(id, data []byte) bool {
-	g := &s.seen
-	if g.n == 0 && len(g.ring) == 0 {
-		g.seed = maphash.MakeSeed()
-	}
-	p := s.p
-	e := seenEvent{data: maphash.Bytes(g.seed, data)}
-	if _, ok := p.events[seenEvent{string(id), e.data}]; ok {
-		if s.resumed {
-			return true
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return err
 		}
-		return false // remembered already
-	}
-	if len(id) > seenEventBytesMax {
-		return false // not remembered
-	}
-	e.id = string(id)
-	for g.n > 0 && (g.n == seenEventsMax || g.bytes+len(e.id) > seenEventBytesMax) {
-		old := g.ring[g.at]
-		g.ring[g.at] = seenRef{}
-		g.at = (g.at + 1) % len(g.ring)
-		g.n--
-		g.bytes -= len(old.e.id)
-		delete(old.p.events, old.e)
-	}
-	if g.n == len(g.ring) { // full: grow, oldest first again
-		ring := make([]seenRef, min(max(2*len(g.ring), 64), seenEventsMax))
-		copy(ring, g.ring[g.at:])
-		copy(ring[len(g.ring)-g.at:], g.ring[:g.at])
-		g.ring, g.at = ring, 0
-	}
-	g.ring[(g.at+g.n)%len(g.ring)] = seenRef{p, e}
-	g.n++
-	g.bytes += len(e.id)
-	if p.events == nil {
-		p.events = map[seenEvent]struct{}{}
-	}
-	p.events[e] = struct{}{}
-	return false
-}
-
-// decodeBase64 decodes HAR base64 text, with or without padding, ignoring
-// line breaks.
-func decodeBase64(s string) ([]byte, error) {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == ' ' || r == '\t' {
-			return -1
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
 		}
-		return r
-	}, s)
-	if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-		return b, nil
 	}
-	return base64.RawStdEncoding.DecodeString(s)
+	return nil
 }

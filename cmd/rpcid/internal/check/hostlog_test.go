@@ -122,7 +122,7 @@ func TestHostLogServerNames(t *testing.T) {
 		{"empty name", [][2]string{{"", "info"}, {"info", ""}}, []string{"", ""}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := newSession(&checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}, "x")
+			s := newCapture(&checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}, "x")
 			s.log = logHost
 			var got []string
 			for i, f := range c.fields {
@@ -289,25 +289,25 @@ checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 4 errors,
 }
 
 // The servers of a host log are parts like a HAR's sessions: beyond
-// maxParts, idle ones are forgotten, and one with a request pending is kept.
+// maxSessions, idle ones are forgotten, and one with a request pending is kept.
 func TestHostLogServersBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	n := 0
 	add := func(name, text string) {
 		n++
 		s.line(n, []byte(hostLine(true, 0, name, text)))
 	}
 	add("pending", `Message from client: {"method":"tools/call","params":{},"jsonrpc":"2.0","id":0}`)
-	for i := 0; i < 3*maxParts; i++ {
+	for i := 0; i < 3*maxSessions; i++ {
 		name := fmt.Sprintf("s%d", i)
 		add(name, `Message from client: {"method":"ping","jsonrpc":"2.0","id":0}`)
 		add(name, `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`)
 	}
 	add("pending", `Message from server: {"jsonrpc":"2.0","id":0,"result":{}}`)
-	if len(s.parts) > maxParts+1 || len(s.partIdx) != len(s.parts) || c.errors+c.warnings != 0 {
+	if len(s.sessions) > maxSessions+1 || len(s.sessionIdx) != len(s.sessions) || c.errors+c.warnings != 0 {
 		t.Errorf("after %d servers: %d parts, %d indexed, %d errors, %d warnings; want at most %d parts and no findings",
-			3*maxParts+1, len(s.parts), len(s.partIdx), c.errors, c.warnings, maxParts+1)
+			3*maxSessions+1, len(s.sessions), len(s.sessionIdx), c.errors, c.warnings, maxSessions+1)
 	}
 }
 

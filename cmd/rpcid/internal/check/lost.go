@@ -42,7 +42,7 @@ import (
 // the capture", naming that text (see lostRequests).
 
 // lostAny is a text that may answer any request of a side sent before
-// seqAt (see session.seq).
+// seqAt (see capture.seq).
 type lostAny struct {
 	seqAt uint32
 	why   string // "line 7, which may hold it, is not JSON"
@@ -259,7 +259,7 @@ func (v visible) answers(t *table, x ref) bool {
 // far, dir who sent it, and where and what say which text it is and why it
 // could not be read ("line 7" and "is not JSON"). See the comment at the
 // top of this file.
-func (s *session) lostText(pos position, dir direction, data []byte, valid int, what string) {
+func (s *capture) lostText(pos position, dir direction, data []byte, valid int, what string) {
 	sh := visibleIDs(data, valid)
 	// Where the text is: a line, a WebSocket message, or part of a HAR body.
 	where := pos.String()
@@ -344,7 +344,7 @@ type entryLost struct {
 
 // entryClientRequests reports whether the HAR entry being read carried
 // client requests in its request body.
-func (s *session) entryClientRequests() bool {
+func (s *capture) entryClientRequests() bool {
 	for _, x := range s.entryRequests {
 		if s.t.at(x).flags&fServer == 0 {
 			return true
@@ -368,7 +368,7 @@ func (t *table) markLost(x ref, why string) {
 
 // lostFor returns why the unanswered request x may have an answer the
 // capture could not read, or "".
-func (s *session) lostFor(x ref) string {
+func (s *capture) lostFor(x ref) string {
 	r := s.t.at(x)
 	if r.flags&fLost != 0 {
 		return s.t.lost[x]
@@ -377,7 +377,7 @@ func (s *session) lostFor(x ref) string {
 	sd := &s.t.sides[si]
 	// In a HAR, a client request whose own HTTP response carried its
 	// answer, or said why not, is not waiting for another stream.
-	awaits := !s.har || s.inWebSocketPart() || si == 1 || r.flags&fNullNote == 0 && r.note > 0 &&
+	awaits := !s.har || s.inWebSocketSession() || si == 1 || r.flags&fNullNote == 0 && r.note > 0 &&
 		(r.note == s.accepted || r.note == s.noContent || s.noAnswer[r.note])
 	if !awaits {
 		return ""
@@ -394,9 +394,9 @@ func (s *session) lostFor(x ref) string {
 	return ""
 }
 
-// inWebSocketPart reports whether the part in use is a WebSocket
+// inWebSocketSession reports whether the MCP session in use is a WebSocket
 // connection of a HAR.
-func (s *session) inWebSocketPart() bool {
+func (s *capture) inWebSocketSession() bool {
 	return s.p != nil && strings.HasPrefix(s.p.key, "websocket ")
 }
 
@@ -404,7 +404,7 @@ func (s *session) inWebSocketPart() bool {
 // (those v allows) sent by dir, for the responses that then match no
 // request (see lostRequest): a text the client sent may hold the client's
 // requests, one the server sent the server's, an unmarked one either.
-func (s *session) lostRequests(dir direction, v visible, why string) {
+func (s *capture) lostRequests(dir direction, v visible, why string) {
 	if v.none {
 		return
 	}
@@ -440,7 +440,7 @@ func (s *session) lostRequests(dir direction, v visible, why string) {
 // not be read, or "". In a capture in the order sent, only texts before
 // the response count; in a HAR, any of its session's, and the rest of
 // the file from where it stops being valid.
-func (s *session) lostRequest(si int, id rpcid.ID) string {
+func (s *capture) lostRequest(si int, id rpcid.ID) string {
 	sd := &s.t.sides[si]
 	if why, ok := sd.lostReqIDs[keyOf(id)]; ok {
 		return why

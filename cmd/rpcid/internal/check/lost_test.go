@@ -256,7 +256,7 @@ func FuzzVisibleIDs(f *testing.F) {
 		var sc []scan.Message
 		msgs, batch, err := scanText(nil, &sc, data)
 		n := int(cut) % (len(data) + 1)
-		part := visibleIDs(data[:n], validPrefix(data[:n])) // no panic
+		mcpSession := visibleIDs(data[:n], validPrefix(data[:n])) // no panic
 		if err != nil || batch || len(msgs) != 1 || !msgs[0].object || msgs[0].dup != 0 || msgs[0].fold != 0 {
 			return
 		}
@@ -269,7 +269,7 @@ func FuzzVisibleIDs(f *testing.F) {
 		if m.id != nil && perr == nil && (len(sh.ids) != 1 || sh.ids[0] != want) {
 			t.Fatalf("visibleIDs(%q) ids %v, want %v", data, sh.ids, want)
 		}
-		for _, id := range part.ids {
+		for _, id := range mcpSession.ids {
 			if m.id == nil || perr != nil || !rpcid.Equal(id, want) {
 				t.Fatalf("visibleIDs(%q) of %d bytes sees id %v; the whole message has %q", data, n, id, m.id)
 			}

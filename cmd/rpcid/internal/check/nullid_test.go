@@ -38,7 +38,7 @@ func TestNamesMethod(t *testing.T) {
 // put to the latest notification, and not called its answer.
 func TestNoticesBounded(t *testing.T) {
 	c := &checker{w: bufio.NewWriter(io.Discard), otherEvents: map[string]int{}}
-	s := newSession(c, "x")
+	s := newCapture(c, "x")
 	line := 0
 	for i := 0; i < 100; i++ {
 		line++

@@ -110,7 +110,7 @@ func TestREADMEClaims(t *testing.T) {
 				}
 			}
 		}},
-		{"Every command's `-h` prints its full usage to standard output and exits 0; usage errors go to standard error with status 2.", func(t *testing.T) {
+		{"Every command's `-h` prints its usage screen to standard output and exits 0; usage errors go to standard error with status 2.", func(t *testing.T) {
 			for _, name := range []string{"check", "eq", "key", "vectors"} {
 				if code, out, errOut := check(t, nil, name, "-h"); code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: rpcid "+name) {
 					t.Errorf("%s -h = %d", name, code)
