@@ -71,7 +71,7 @@ or 2 when the argument is not a valid id or there is not one argument. -h
 prints this help to standard output.
 `
 
-const vectorsLong = `Vectors prints the conformance vectors file (testdata/vectors.json of the
+const vectorsLong = `Vectors prints the conformance vectors file (rpcidtest/vectors.json of the
 module, JSON), which other SDKs can run against their own id handling; see
 package rpcidtest. It takes no arguments. Exit status: 0, or 2 for a usage
 error or when standard output cannot be written. -h prints this help to
