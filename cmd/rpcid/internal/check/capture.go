@@ -98,6 +98,9 @@ type matcher struct {
 
 	deferred    []deferredResponse
 	deferredIdx [2]map[rpcid.Key][]int // by id: indexes into deferred, in order
+	// respelled: in a go-sdk log, the requests answered by a response
+	// whose id changed, and how (see noteRespelled).
+	respelled map[ref]string
 }
 
 // sessionSet holds the MCP sessions of a capture. A HAR may hold several
@@ -127,8 +130,11 @@ type cursor struct {
 	// (0: none).
 	bodyName              string
 	event, element, frame int
-	bodyLine              int   // the line of a newline-delimited HAR body
-	offsetBase            int64 // where the JSON text being read starts in its HAR body
+	bodyLine              int // the line of a newline-delimited HAR body
+	// batchAnswered: the ids of the responses of the batch being read
+	// (see batchAnswers).
+	batchAnswered map[idKey]bool
+	offsetBase    int64 // where the JSON text being read starts in its HAR body
 	// atEOF says the JSON Lines line being read ends the input without a
 	// LF (see lostText).
 	atEOF bool
@@ -254,16 +260,19 @@ func (s *capture) report(pos position, level, kind, msg string, f *finding) {
 	if f == nil {
 		f = &finding{}
 	}
+	short := f.short
 	if s.log == logHost && s.logMany && s.p != nil && pos.line > 0 {
 		// The lines of several servers, each with ids of its own: a
 		// finding holds for one server's, which it names.
 		f.Server = base.ShowString(s.p.server)
 		msg = "server [" + f.Server + "]: " + msg
+		short = "server [" + f.Server + "]: " + short
 	}
 	if s.run.overlap != "" {
 		switch kind {
 		case kindDuplicate, kindAnsweredTwice, kindUnanswered, kindUnmatched:
 			msg += "; " + s.run.overlap
+			short += "; " + s.run.overlap
 			if f.Note == "" {
 				f.Note = s.run.overlap
 			}
@@ -280,7 +289,11 @@ func (s *capture) report(pos position, level, kind, msg string, f *finding) {
 			}
 			f.Hint = "the capture marks lines with direction markers, > (client) and < (server), but " + which + " none: an unmarked request is read as the client's and an unmarked response as the server's"
 			msg += "; " + f.Hint
+			short += "; " + f.Hint
 		}
+	}
+	if f.short != "" {
+		f.short = short
 	}
 	f.File, f.Line, f.Entry = s.file, pos.line, pos.entry
 	f.Level, f.Kind, f.Message = level, kind, msg

@@ -30,14 +30,19 @@ var sampleCapture []byte
 
 // checker runs "rpcid check" over one or more captures.
 type checker struct {
-	w        *bufio.Writer
-	json     bool
-	buf      bytes.Buffer // one -json line
-	enc      *json.Encoder
-	files    int
-	errors   int
-	warnings int
-	counts   counts
+	w     *bufio.Writer
+	json  bool
+	sarif *sarifWriter // -sarif
+	// explained: where the capture being checked explained what (text
+	// output).
+	explained explained
+	buf       bytes.Buffer // one -json line
+	enc       *json.Encoder
+	files     int
+	errors    int
+	warnings  int
+	counts    counts
+	verdict   verdictTally // what the findings break, for the summary
 	// otherEvents counts the SSE events of other types than "" and
 	// "message" (with spaces around it or not), which are not examined.
 	otherEvents map[string]int
@@ -106,12 +111,22 @@ var stdinWait = 2 * time.Second
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := Cmd.NewFlags(stderr)
 	jsonOut := fs.Bool("json", false, "print each finding as a JSON object (summary to standard error)")
+	sarifOut := fs.Bool("sarif", false, "print findings as a SARIF 2.1.0 log (summary to standard error)")
 	if code, ok := Cmd.ParseFlags(fs, args, stdout); !ok {
 		return code
+	}
+	if *jsonOut && *sarifOut {
+		fmt.Fprintln(stderr, "rpcid check: -json and -sarif cannot be used together")
+		fs.Usage()
+		return 2
 	}
 	c := &checker{w: bufio.NewWriterSize(stdout, 64<<10), json: *jsonOut, otherEvents: map[string]int{}}
 	c.enc = json.NewEncoder(&c.buf)
 	c.enc.SetEscapeHTML(false)
+	if *sarifOut {
+		c.sarif = newSARIFWriter(c.w)
+	}
+	var unread []string // for -sarif: what could not be read
 
 	status := 0
 	files := fs.Args()
@@ -130,7 +145,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// (After "--", a name starting with "-" is a FILE on purpose.)
 			hint = " (flags go before the FILEs)"
 		}
-		fmt.Fprintf(stderr, "rpcid check: could not read %s: %s%s\n", base.Printable(what), base.Printable(cause(err).Error()), hint)
+		msg := fmt.Sprintf("rpcid check: could not read %s: %s%s", base.Printable(what), base.Printable(cause(err).Error()), hint)
+		fmt.Fprintln(stderr, msg)
+		unread = append(unread, msg)
 		status = 2
 		unreadable++
 	}
@@ -162,7 +179,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			summary += fmt.Sprintf(" to the end (%s read before the fault, not counted above)", plural(c.partial, "message"))
 		}
 	}
-	if c.json {
+	if v := c.verdict.verdict(); v != "" {
+		summary += ". " + v
+	}
+	if c.json || c.sarif != nil {
+		if c.sarif != nil {
+			c.sarif.finish(exitStatus(status, c), unread, summary, c.encode)
+		}
 		c.w.Flush()
 		fmt.Fprintln(stderr, summary)
 	} else {
@@ -172,6 +195,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rpcid check: writing output: %v\n", err)
 		return 2
 	}
+	return exitStatus(status, c)
+}
+
+// exitStatus returns check's exit status: status (2) when a capture could
+// not be read, else 1 when there are findings, else 0.
+func exitStatus(status int, c *checker) int {
 	if status != 0 {
 		return status
 	}
@@ -263,6 +292,7 @@ func compressError(err error) error {
 // could not be read to its end is not counted.
 func (c *checker) check(name string, r io.Reader) error {
 	s := newCapture(c, name)
+	c.explained = explained{}
 	br := bufio.NewReaderSize(&flushReader{r, c.w}, 1<<20)
 	zipped, gzipped := false, false
 	if b, _ := br.Peek(2); len(b) == 2 && (b[0] == 0x1f && b[1] == 0x8b || isZlib(br)) {

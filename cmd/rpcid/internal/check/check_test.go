@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,8 +157,18 @@ var captures = []struct {
 	{"http-refused-answer.har", 1, []string{kindUnanswered}},                                       // a client answer in a POST refused 404, one failed 503
 	{"notification-answered.jsonl", 1, []string{kindNullResponse}},                                 // sharplens-mcp#6: a null-id error to notifications/initialized
 	{"notification-answered-pending.jsonl", 1, []string{kindNullResponse, kindUnanswered}},         // and with a request pending, answered later
-	{"notification-answered.har", 1, []string{kindNullResponse}},                                   // a null-id error in the 200 answering a notification's POST
-	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},               // a null-id result, then the request's own answer
+	{"notification-answered.har", 1, []string{kindNullResponse}},
+	{"idless-reply.jsonl", 1, []string{kindInvalid, kindUnanswered}},                              // a reply without an "id" member, tied to its request
+	{"idless-reply.har", 1, []string{kindInvalid, kindUnanswered}},                                // and in a HAR exchange
+	{"http-error-answers.har", 1, []string{kindNullResponse, kindUnmatched, kindUnanswered}},      // JSON-RPC errors in 400 bodies: a dropped id, an id of no request
+	{"accepted-202-empty.har", 1, []string{kindUnanswered}},                                       // a request answered 202 with an empty body, and one 204
+	{"duplicate-one-answer.jsonl", 1, []string{kindDuplicate, kindUnanswered}},                    // two requests with one id, one answer: which, the ids cannot tell
+	{"batch-null-id.jsonl", 1, []string{kindNullResponse, kindUnanswered}},                        // a null-id reply in a batch whose next element answers the oldest request
+	{"null-id-pending-null.jsonl", 1, []string{kindNullResponse, kindNullRequest, kindDuplicate}}, // a null-id reply while requests sent with null ids are pending
+	{"float64-one-value.jsonl", 1, []string{kindUnsafeInteger}},                                   // one double, in JavaScript's spelling and exactly
+	{"gosdk-gave-up.log", 1, []string{kindTypeChanged, kindUnanswered}},                           // go-sdk's own "request terminated without response" after a type change
+	{"gosdk-write-after-read.log", 0, nil},                                                        // go-sdk logged a request's write after its response's read                                   // a null-id error in the 200 answering a notification's POST
+	{"null-result-then-answer.jsonl", 1, []string{kindNullResponse, kindUnanswered}},              // a null-id result, then the request's own answer
 
 	// application/json-rpc and application/jsonrequest (the Zabbix API), byte
 	// order marks before bodies and NDJSON lines.
@@ -195,7 +206,7 @@ func TestCheckGzipFaults(t *testing.T) {
 			if !strings.HasPrefix(summary, "checked 0 files: 0 messages (") || !strings.Contains(summary, "; 1 file could not be read") {
 				t.Errorf("summary %q", summary)
 			}
-			if c.name == "corrupt" && !strings.HasSuffix(summary, " to the end (9 messages read before the fault, not counted above)") {
+			if c.name == "corrupt" && !strings.Contains(summary, " to the end (9 messages read before the fault, not counted above). Breaks: ") {
 				t.Errorf("summary %q does not count the messages read", summary)
 			}
 		})
@@ -329,10 +340,57 @@ func TestCheckJSON(t *testing.T) {
 				}
 				got = append(got, fmt.Sprintf("%s:%s: %s: %s", f.File, pos, f.Level, base.Printable(f.Message)))
 			}
+			if len(want) == len(got) {
+				explainedOnce(t, want, got)
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("-json findings differ from text findings (-text +json):\n%s", diff)
 			}
 		})
+	}
+}
+
+var findingPos = regexp.MustCompile(`^.*?:(\d+|entry \d+): (?:error|warning): `)
+
+var explainedAt = regexp.MustCompile(` \(explained (at ((line|entry) \d+)|above)\)$`)
+
+// explainedOnce checks each text finding that points at an earlier one
+// for its explanation (see explained) against its -json form got[i]: the
+// finding it points at is printed in full before it, and the short message
+// is shorter and names the same message and id (its first three words are
+// the full one's). It then replaces want[i] with got[i].
+func explainedOnce(t *testing.T, want, got []string) {
+	t.Helper()
+	for i, w := range want {
+		m := explainedAt.FindStringSubmatchIndex(w)
+		if m == nil {
+			continue
+		}
+		head := findingLine.FindStringSubmatch(w[:m[0]])
+		if head == nil {
+			continue
+		}
+		at := "" // above: at this line or entry
+		if p := findingPos.FindStringSubmatch(w); p != nil {
+			at = p[1]
+		}
+		if m[4] >= 0 {
+			at = strings.Replace(w[m[4]:m[5]], "line ", "", 1)
+		}
+		if !slices.ContainsFunc(want[:i], func(l string) bool {
+			return strings.Contains(l, ":"+at+": ") && !explainedAt.MatchString(l)
+		}) {
+			t.Errorf("%q points at %s, which is not an earlier finding in full", w, at)
+		}
+		full := findingLine.FindStringSubmatch(got[i])
+		if full == nil || head[1] != full[1] || head[3] != full[3] || head[4] != full[4] ||
+			!slices.Equal(strings.Fields(head[5])[:3], strings.Fields(full[5])[:3]) {
+			t.Errorf("%q is not a short form of %q", w, got[i])
+		}
+		if len(w) >= len(got[i]) {
+			t.Errorf("%q is not shorter than the full message %q", w, got[i])
+		}
+		want[i] = got[i]
 	}
 }
 
@@ -645,7 +703,7 @@ func checkFacts(t *testing.T, f finding) {
 		}
 	case kindNullResponse:
 		named := false // the message names a request
-		for _, s := range []string{"pending in the same HTTP exchange: ", "pending on the same WebSocket connection: ", "not already taken by a null-id response: ", "which was sent with a null id"} {
+		for _, s := range []string{"pending in the same HTTP exchange: ", "pending on the same WebSocket connection: ", "not already taken by a null-id response: ", "which was sent with a null id", "requests pending with a null id, "} {
 			named = named || strings.Contains(f.Message, s)
 		}
 		if named != (f.Request != nil) {

@@ -90,6 +90,9 @@ func (s *capture) reportOpen(sessions []*mcpSession) {
 		msg := fmt.Sprintf("%s %s (%s) was never answered", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x))
 		nullNote := func() string {
 			at := s.posAt(int64(r.note))
+			if r.flags&fIdless != 0 {
+				return fmt.Sprintf("the response without an \"id\" member at %s is likely its answer, which left its id out", at)
+			}
 			if r.flags&fNullMaybe != 0 {
 				return fmt.Sprintf("the response with a null id at %s may be its answer", at)
 			}
@@ -127,11 +130,18 @@ func (s *capture) reportOpen(sessions []*mcpSession) {
 			// Its answer could have come on an event stream that is missing.
 			f.Note = fmt.Sprintf("%s, and the body of %s, which may have carried it, is empty or was left out of the capture", s.notes[r.note-1], lostWhat)
 			msg = fmt.Sprintf("%s %s (%s) has no response in the capture: %s", reqWord(r.flags&fServer != 0), show(r.raw()), s.t.method(x), f.Note)
-		case r.flags&fNullNote == 0 && r.note == s.accepted:
+		case r.flags&fNullNote == 0 && r.note > 0 && r.note == s.accepted:
 			// Every event stream is in the capture: it was never answered.
+			f.Note = s.notes[r.note-1] + ", with no answer in its body, and no event stream in the capture carries its answer"
+			msg += " (" + f.Note + ")"
 		case r.flags&fNullNote != 0:
 			f.Note = nullNote()
 			msg += " (" + f.Note + ")"
+		case r.flags&fTwin != 0 && r.note > 0:
+			// Which of the requests with the id the one answer took, the
+			// ids cannot tell.
+			f.Note = s.notes[r.note-1]
+			msg += ", or " + f.Note
 		case r.note > 0:
 			f.Note = s.notes[r.note-1]
 			msg += " (" + f.Note + ")"

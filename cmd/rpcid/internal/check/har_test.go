@@ -201,8 +201,8 @@ func TestHAROwnExchangeFirst(t *testing.T) {
 	dup := func(entry int, id, method string, before int, beforeMethod string) string {
 		return fmt.Sprintf("<stdin>:entry %d: error: request id %s (%s) sent while request %s (entry %d, %s) is still pending: their responses cannot be told apart\n", entry, id, method, id, before, beforeMethod)
 	}
-	never := func(entry int, id, method string) string {
-		return fmt.Sprintf("<stdin>:entry %d: error: request %s (%s) was never answered\n", entry, id, method)
+	never := func(entry int, id, method string) string { // each accepted with 202
+		return fmt.Sprintf("<stdin>:entry %d: error: request %s (%s) was never answered (its HTTP response was 202 Accepted, with no answer in its body, and no event stream in the capture carries its answer)\n", entry, id, method)
 	}
 	typeChanged := "<stdin>:entry %d: warning: response id \"1\" matches request 1 (entry %d, %s) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response\n"
 	for _, c := range []struct {

@@ -17,7 +17,7 @@ import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
 // Cmd is "rpcid check".
 var Cmd = &base.Command{
 	Name:      "check",
-	UsageLine: "rpcid check [-json] [FILE ...]",
+	UsageLine: "rpcid check [-json | -sarif] [FILE ...]",
 	Short:     "report id problems in JSON Lines or HAR captures",
 	Long:      long,
 	Reference: "docs/check.md",
@@ -63,7 +63,10 @@ HAR, FILE: for the capture as a whole), then a summary line:
 Text from a capture is cut to 64 bytes, and control and bidirectional
 characters are written as JSON escapes. With -json each finding is one JSON
 object per line (file, line or entry, level, kind, message, id, ...), and
-the summary goes to standard error.
+with -sarif the findings are one SARIF 2.1.0 log, for CI; either way the
+summary goes to standard error. A finding's explanation (what the id breaks
+and for whom) is printed in full once per capture, later ones point at it;
+the summary ends with the clients the findings break and the fix.
 
 Exit status: 0 when there are no findings, 1 when there are findings, 2 for
 usage errors and files that cannot be read.

@@ -174,7 +174,7 @@ func TestHostLogServerFindings(t *testing.T) {
 <stdin>:7: error: server [fs]: response id 0 is a second answer: request 0 (line 3, tools/list) was already answered at line 6
 <stdin>:8: error: server [fs]: response with a null id (error -32601: Method not found): only a parse error (-32700) or an invalid request (-32600) excuses a null id, so error -32601 shows the peer read the request and dropped its id
 <stdin>:2: error: server [git]: request 7 (tools/call) was never answered
-checked 1 file: 8 messages (3 requests, 5 responses, 0 notifications); 5 errors, 0 warnings
+checked 1 file: 8 messages (3 requests, 5 responses, 0 notifications); 5 errors, 0 warnings. Breaks: 1 request reused an id in flight, whose answers no client can tell apart. Fix: rpcid proxy -remap between the client and the hops that lose or change the ids gives each request a small integer id of its own and the answer the client's id.
 `
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("two servers (-want +got):\n%s", diff)
@@ -352,15 +352,15 @@ checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 3 log lin
 		// whole log.
 		{"not ended", restart("Server started and connected successfully"), `<stdin>:6: error: request id 0 (initialize) sent while request 0 (line 2, initialize) is still pending: their responses cannot be told apart` + overlap + `
 <stdin>:8: error: request id 1 (tools/call) sent while request 1 (line 3, tools/call) is still pending: their responses cannot be told apart` + overlap + `
-<stdin>:6: error: request 0 (initialize) was never answered` + overlap + `
-<stdin>:8: error: request 1 (tools/call) was never answered` + overlap + `
+<stdin>:6: error: request 0 (initialize) was never answered, or request 0 (line 2, initialize) was: both were pending with the same id, and the one response with it (line 7) answers either, which the ids alone cannot tell` + overlap + `
+<stdin>:8: error: request 1 (tools/call) was never answered, or request 1 (line 3, tools/call) was: both were pending with the same id, and the one response with it (line 9) answers either, which the ids alone cannot tell` + overlap + `
 checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 3 log lines without a message not examined; 4 errors, 0 warnings
 `},
 		// A message is no end line, whatever its text.
 		{"message saying transport closed", restart(`Message from server: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Server transport closed"}}`), `<stdin>:6: error: request id 0 (initialize) sent while request 0 (line 2, initialize) is still pending: their responses cannot be told apart` + overlap + `
 <stdin>:8: error: request id 1 (tools/call) sent while request 1 (line 3, tools/call) is still pending: their responses cannot be told apart` + overlap + `
-<stdin>:6: error: request 0 (initialize) was never answered` + overlap + `
-<stdin>:8: error: request 1 (tools/call) was never answered` + overlap + `
+<stdin>:6: error: request 0 (initialize) was never answered, or request 0 (line 2, initialize) was: both were pending with the same id, and the one response with it (line 7) answers either, which the ids alone cannot tell` + overlap + `
+<stdin>:8: error: request 1 (tools/call) was never answered, or request 1 (line 3, tools/call) was: both were pending with the same id, and the one response with it (line 9) answers either, which the ids alone cannot tell` + overlap + `
 checked 1 file: 7 messages (4 requests, 2 responses, 1 notification); 2 log lines without a message not examined; 4 errors, 0 warnings
 `},
 		// Lines of the server before its first start that hold no
@@ -416,11 +416,11 @@ checked 1 file: 6 messages (4 requests, 2 responses, 0 notifications); 6 log lin
 		{"VS Code", stderr + vscodeLine(1, "debug", `[editor -> server] {"jsonrpc":"2.0","id":1,"method":"initialize"}`) +
 			vscodeLine(2, "debug", `[server -> editor] {"jsonrpc":"2.0","id":"1","result":{}}`),
 			`<stdin>:5: warning: response id "1" matches request 1 (line 4, initialize) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response
-checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 3 log lines without a message not examined; 0 errors, 1 warning
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 3 log lines without a message not examined; 0 errors, 1 warning. Breaks: 1 response whose id changed type is dropped (or refused) by go-sdk v1.8.0, mcp-go (stdio, SSE) v1.2.1, sourcegraph/jsonrpc2 v0.2.3, creachadair/jrpc2 v1.3.6 (conformance/RESULTS.md, clause 5: 31, 31, 29 and 38 failed checks) and C#. Fix: rpcid proxy between the client and the hop that changes the ids restores each id to the bytes the client sent.
 `},
 		{"go-sdk", "read error: EOF\n" + `write: {"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" + `read: {"jsonrpc":"2.0","id":"1","result":{}}` + "\n",
 			`<stdin>:3: warning: response id "1" matches request 1 (line 2, initialize) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response
-checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 1 log line without a message not examined; 0 errors, 1 warning
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 1 log line without a message not examined; 0 errors, 1 warning. Breaks: 1 response whose id changed type is dropped (or refused) by go-sdk v1.8.0, mcp-go (stdio, SSE) v1.2.1, sourcegraph/jsonrpc2 v0.2.3, creachadair/jrpc2 v1.3.6 (conformance/RESULTS.md, clause 5: 31, 31, 29 and 38 failed checks) and C#. Fix: rpcid proxy between the client and the hop that changes the ids restores each id to the bytes the client sent.
 `},
 		// A JSON Lines capture is read as before: a line that can be a
 		// message decides at once.
@@ -484,7 +484,7 @@ func TestVSCodeLog(t *testing.T) {
 		{"the first format", v(1, "info", `[Client Says] {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{}}`) +
 			v(2, "info", `[Server Says] {"jsonrpc":"2.0","id":"4","result":{}}`),
 			`<stdin>:2: warning: response id "4" matches request 4 (line 1, tools/call) only under the rule: the id's JSON type changed from number to string in transit; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response
-checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning
+checked 1 file: 2 messages (1 request, 1 response, 0 notifications); 0 errors, 1 warning. Breaks: 1 response whose id changed type is dropped (or refused) by go-sdk v1.8.0, mcp-go (stdio, SSE) v1.2.1, sourcegraph/jsonrpc2 v0.2.3, creachadair/jrpc2 v1.3.6 (conformance/RESULTS.md, clause 5: 31, 31, 29 and 38 failed checks) and C#. Fix: rpcid proxy between the client and the hop that changes the ids restores each id to the bytes the client sent.
 `},
 		// A restart whose end the log lacks (an excerpt; a connection
 		// disposed of) is a new run all the same, unlike Claude

@@ -126,7 +126,7 @@ func TestHARUnreadableMayAnswer(t *testing.T) {
 		{"a GET stream's event broken", [][6]any{{"POST", "s", req, 202, "", ""}, {"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}}\n\n"}},
 			[]string{"request 1 (tools/call) has no response in the capture: event 1 of the response body at entry 2, which may hold it, is not JSON; its HTTP response was 202 Accepted"}},
 		{"a GET stream's event of another id", [][6]any{{"POST", "s", req, 202, "", ""}, {"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}}\n\n"}},
-			[]string{"request 1 (tools/call) was never answered\n"}},
+			[]string{"request 1 (tools/call) was never answered (its HTTP response was 202 Accepted, with no answer in its body, and no event stream in the capture carries its answer)\n"}},
 		{"answered in its own body", [][6]any{{"POST", "s", req, 200, "application/json", `{"jsonrpc":"2.0","id":1,"result":{}}`},
 			{"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"res\n\n"}}, nil},
 		{"a server request, its answer's body left out", [][6]any{{"GET", "s", "", 200, "text/event-stream", "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/list\"}\n\n"},

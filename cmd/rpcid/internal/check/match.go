@@ -86,7 +86,7 @@ func (s *capture) request(pos position, dir direction, id rpcid.ID, raw []byte, 
 	if needsJS(id) {
 		t.jsLink(sd, x)
 	}
-	if s.har {
+	if s.har || s.log == logSDK {
 		s.matchDeferred(si, id.Key(), x)
 	}
 }
@@ -218,6 +218,9 @@ func (s *capture) matchDeferred(si int, key rpcid.Key, x ref) {
 		return
 	}
 	d := &s.deferred[list[0]]
+	if !s.sdkInOrder(d.pos, x) {
+		return
+	}
 	if len(list) == 1 {
 		delete(m, key)
 	} else {
@@ -242,16 +245,24 @@ func (s *capture) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 	if s.httpError && s.failedExchange && errRaw != nil && toClient {
 		// The body of a non-2xx HTTP response: with a null id, or one
 		// that no request has, the transport's refusal of the HTTP
-		// request, not the answer to a JSON-RPC request whose id was
-		// dropped. The requests and answers of the exchange are reported
-		// as refused (see exchangeEnd).
+		// request; the requests and answers of the exchange are reported
+		// as refused (see exchangeEnd). The body is a JSON-RPC response
+		// all the same, and its id is reported as in any other: a null id
+		// that no parse error or invalid request excuses, answering an
+		// exchange that sent a request, was dropped by a peer that read
+		// the request (MCP's header checks answer so), and an id that no
+		// request has matches none.
 		if id.Kind() == rpcid.KindNull {
 			s.refuse(errRaw, "a null id")
+			x, _ := s.likely(si)
+			if code := describeError(errRaw).code; x != none && code != "-32700" && code != "-32600" {
+				// The exchange sent a request, whose id it left out.
+				s.nullResponse(pos, si, raw, errRaw, none, none)
+			}
 			return
 		}
 		if _, ok := sd.get(keyOf(id)); !ok {
 			s.refuse(errRaw, "the id "+show(raw)+", which matches no request sent before it in its session")
-			return
 		}
 	}
 	if s.failedExchange && !toClient && s.bodyName == "request" && id.Kind() != rpcid.KindNull {
@@ -272,10 +283,18 @@ func (s *capture) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		x, ok := sd.get(keyOf(id))
 		if ok && t.at(x).flags&fAnswered == 0 {
 			x = s.own(pos, sd, keyOf(id), x)
+			twins := s.nullTwins(x)
 			// A request sent with a null id is pending: this answers it,
 			// unless it is a parse error or an invalid request, which may
 			// as well reply to a message the peer could not read.
 			s.answer(pos, sd, x, id, raw)
+			if twins != "" {
+				f := &finding{ID: clone(raw), Request: s.ref(x)}
+				if len(errRaw) > 0 && len(errRaw) <= 1024 {
+					f.Error = clone(errRaw)
+				}
+				s.report(pos, levelError, kindNullResponse, "response with a null id: it may answer any of the requests pending with a null id, "+twins+", and the ids cannot tell which (check takes it for the first sent)", f)
+			}
 			if code := describeError(errRaw).code; errRaw != nil && (code == "-32700" || code == "-32600") {
 				s.nullResponse(pos, si, raw, errRaw, x, none)
 			}
@@ -307,7 +326,9 @@ func (s *capture) response(pos position, toClient bool, id rpcid.ID, raw, errRaw
 		return
 	}
 	if !ok {
-		if s.har && !s.final {
+		if (s.har || s.log == logSDK) && !s.final {
+			// A HAR's responses may come before their requests; so may a
+			// go-sdk log's (see sdkReorderLines).
 			s.deferResponse(pos, si, id, raw)
 			return
 		}
@@ -440,6 +461,9 @@ func (s *capture) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 		}
 	} else if t.promoteDup(sd, key, x) {
 		r.flags |= fDropped
+		if !s.har {
+			s.twins(sd, key, x, pos)
+		}
 		if r.flags&fLate != 0 {
 			// The late answer may still come: after the requests queued
 			// with the id.
@@ -476,14 +500,18 @@ func (s *capture) answer(pos position, sd *side, x ref, id rpcid.ID, raw []byte)
 			sentWord, gotWord = "string", "number"
 		}
 		f := newFinding()
-		msg := fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s; SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response",
+		f.short = fmt.Sprintf("response id %s matches %s only under the rule: the id's JSON type changed from %s to %s %s",
 			show(raw), s.describe(x), sentWord, gotWord, where)
-		s.report(pos, levelWarning, kindTypeChanged, s.withHint(msg, f, x), f)
+		f.why = "SDKs that compare type and value (go-sdk, mcp-go's stdio and SSE transports, C#) drop this response"
+		s.report(pos, levelWarning, kindTypeChanged, s.explainWithHint(f, x), f)
+		s.noteRespelled(x, fmt.Sprintf("changed type (%s for %s)", show(raw), show(r.raw())))
 	case isNumber(id) && !r.spelled(raw):
 		f := newFinding()
-		msg := fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s; %s",
-			show(raw), s.describe(x), where, spellingPeers(r.raw(), raw, id))
-		s.report(pos, levelWarning, kindSpellingChanged, s.withHint(msg, f, x), f)
+		f.short = fmt.Sprintf("response id %s equals the id of %s by value, but its spelling changed %s",
+			show(raw), s.describe(x), where)
+		f.why = spellingPeers(r.raw(), raw, id)
+		s.report(pos, levelWarning, kindSpellingChanged, s.explainWithHint(f, x), f)
+		s.noteRespelled(x, fmt.Sprintf("changed spelling (%s for %s)", show(raw), show(r.raw())))
 	}
 	if r.flags&fWarned == 0 {
 		s.numericWarnings(pos, "response", id, raw, t.method(x))

@@ -52,7 +52,7 @@ func TestCancelledIDReused(t *testing.T) {
 	_, out, _ := runCmd(t, strings.NewReader(in), "check", "-")
 	want := `<stdin>:3: error: request id 7 (tools/call) reuses the id of request 7 (line 1, tools/call), which its sender cancelled: MCP forbids reusing a request id within a session, and a late answer to the cancelled request would be taken for this one's
 <stdin>:4: error: request id 7 (ping) sent while request 7 (line 3, tools/call) is still pending: their responses cannot be told apart
-checked 1 file: 7 messages (3 requests, 3 responses, 1 notification); 2 errors, 0 warnings
+checked 1 file: 7 messages (3 requests, 3 responses, 1 notification); 2 errors, 0 warnings. Breaks: 2 requests reused an id in flight, whose answers no client can tell apart. Fix: rpcid proxy -remap between the client and the hops that lose or change the ids gives each request a small integer id of its own and the answer the client's id.
 `
 	if out != want {
 		t.Errorf("check says\n%s\nwant\n%s", out, want)

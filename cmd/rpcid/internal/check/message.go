@@ -58,7 +58,7 @@ func (s *capture) message(pos position, loc string, dir direction, m *fields) {
 			return
 		}
 		if !hasID {
-			s.invalid(pos, loc, `not JSON-RPC 2.0: a response without an "id" member`)
+			s.idless(pos, loc, dir, m.errv)
 			return
 		}
 	default:
@@ -218,6 +218,17 @@ func (s *capture) withHint(msg string, f *finding, refs ...ref) string {
 	return msg
 }
 
+// explainWithHint returns the message of a finding that explains once
+// (f.short, then f.why), with the hint withHint adds, which it adds to
+// f.short too.
+func (s *capture) explainWithHint(f *finding, refs ...ref) string {
+	msg := s.withHint(f.short+"; "+f.why, f, refs...)
+	if f.Hint != "" {
+		f.short += "; " + f.Hint
+	}
+	return msg
+}
+
 // intern returns the display form of a method name, shared between
 // requests.
 func (s *capture) intern(method string) string {
@@ -295,6 +306,8 @@ func (s *capture) payload(pos position, loc string, dir direction, data []byte, 
 		s.invalid(pos, loc, "not JSON-RPC 2.0: an empty batch")
 		return
 	}
+	s.batchAnswers(msgs)
+	defer clear(s.batchAnswered)
 	for i := range msgs {
 		m := &msgs[i]
 		eloc := fmt.Sprintf("%sbatch element %d: ", loc, i+1)

@@ -143,7 +143,9 @@ func (s *capture) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 	if x != none {
 		f.Request = s.ref(x)
 		msg += "; " + pending + s.describe(x)
-		if n := pos.n(); n <= math.MaxUint32 {
+		if n := pos.n(); n <= math.MaxUint32 && !s.failedExchange {
+			// (In a refused HTTP exchange the request's finding says it
+			// was refused; see exchangeEnd.)
 			r := s.t.at(x)
 			r.note, r.flags = uint32(n), r.flags|fNullNote
 			if len(causes) > 0 {
@@ -151,6 +153,10 @@ func (s *capture) nullResponse(pos position, si int, raw, errRaw []byte, nullReq
 			}
 		}
 		s.t.pendUnlink(&s.t.sides[si], x) // a later null-id response points at another request
+	}
+	if s.failedExchange {
+		f.Note = "it is the body of an HTTP response that refused the exchange (a status other than 2xx)"
+		msg += "; " + f.Note
 	}
 	s.report(pos, levelError, kindNullResponse, msg, f)
 }
@@ -214,7 +220,7 @@ func (s *capture) likely(si int) (ref, string) {
 	server := si == 1
 	for _, x := range s.entryRequests {
 		r := s.t.at(x)
-		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server {
+		if r.flags&fInPend != 0 && (r.flags&fServer != 0) == server && !s.answeredInBatch(x) {
 			if s.inWebSocket {
 				return x, "pending on the same WebSocket connection: "
 			}
@@ -224,8 +230,10 @@ func (s *capture) likely(si int) (ref, string) {
 	if s.har {
 		return none, ""
 	}
-	if x := s.t.sides[si].pendHead; x != none {
-		return x, "the oldest request then pending and not already taken by a null-id response: "
+	for x := s.t.sides[si].pendHead; x != none; x = s.t.at(x).pendNext {
+		if !s.answeredInBatch(x) { // not one another element of its batch answers
+			return x, "the oldest request then pending and not already taken by a null-id response: "
+		}
 	}
 	return none, ""
 }

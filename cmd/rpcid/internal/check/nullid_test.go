@@ -142,12 +142,15 @@ func TestRefusalIDs(t *testing.T) {
 		want   string
 	}{
 		{"null id", 400, refusal(`"id":null,`), never + "a null id)\n"},
-		{"id of no request", 400, refusal(`"id":"server-error",`), never + "the id \"server-error\", which matches no request sent before it in its session)\n"},
+		// The body is a JSON-RPC response all the same: its id, which no
+		// request has, is reported as unmatched.
+		{"id of no request", 400, refusal(`"id":"server-error",`), "<stdin>:entry 1: error: response id \"server-error\" matches no pending request\n" +
+			never + "the id \"server-error\", which matches no request sent before it in its session)\n"},
 		{"no id", 400, refusal(``), never + "no id)\n"},
 		{"the request's id", 400, refusal(`"id":1,`), ""},
 		{"no id, status 200", 200, refusal(``),
-			"<stdin>:entry 1: error: response body: not JSON-RPC 2.0: a response without an \"id\" member\n" +
-				"<stdin>:entry 1: error: request 1 (tools/list) was never answered (its HTTP response (status 200, application/json) held no response with its id)\n"},
+			"<stdin>:entry 1: error: response body: not JSON-RPC 2.0: a response without an \"id\" member (error -32600: Bad Request: Missing session ID); the peer left out the id of the request it answers, likely pending in the same HTTP exchange: request 1 (entry 1, tools/list)\n" +
+				"<stdin>:entry 1: error: request 1 (tools/list) was never answered (the response without an \"id\" member at entry 1 is likely its answer, which left its id out)\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, out, _ := runCmd(t, strings.NewReader(harOf(t, [6]any{"POST", "", req, c.status, "application/json", c.body})), "check", "-")

@@ -33,30 +33,40 @@ func (s *capture) numericWarnings(pos position, what string, id rpcid.ID, raw []
 	f := &finding{ID: clone(raw), Number: facts}
 	f.Method = method
 	if !facts.Integer {
-		msg := fmt.Sprintf("%s id %s is not an integer: JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; ", what, show(raw))
+		f.short = fmt.Sprintf("%s id %s is not an integer", what, show(raw))
+		msg := f.short + ": JSON-RPC 2.0 says ids SHOULD NOT have fractional parts and MCP allows only strings and integers; "
 		// A fraction is spelled with "." or an exponent, which rmcp's
 		// serde_json, C#'s GetInt64 and the Python SDK's strict integers
 		// refuse, and sourcegraph/jsonrpc2's uint64 too.
 		rejecters := "the Python, Rust (rmcp) and C# SDKs reject it"
 		n, tsReads := jsSafeInteger(raw)
+		// why: which explanation, without the numbers it names.
 		switch {
 		case tsReads:
+			f.why = "float64 rounds it to a safe integer"
 			// The double nearest to it is a safe integer (1e-400 is 0,
 			// 2.0000000000000001 is 2): JSON.parse reads that, the
 			// TypeScript SDK's schema accepts it and _onresponse looks it
 			// up, and go-sdk's conversion to int64 keeps it.
 			msg += "go-sdk and the TypeScript SDK read it as " + n + " (float64, through which both read it, rounds it to that integer), which can match a request with that id"
+			f.short += ": go-sdk and the TypeScript SDK read it as " + n
 		case facts.GoSDK == goSDKRefuses:
 			msg += goSDKRefusal
+			f.why = goSDKRefusal
 		case facts.GoSDK == "overflow":
 			msg += "go-sdk's conversion to int64 overflows"
+			f.why = "overflow"
 		case facts.GoSDK == truncDecimal(raw):
+			f.why = "go-sdk truncates it"
 			msg += "go-sdk truncates it to " + facts.GoSDK + ", which can match a request with that id"
+			f.short += ": go-sdk truncates it to " + facts.GoSDK
 		default:
 			// Beyond 2^53 the double nearest to it is an integer, which
 			// go-sdk's conversion keeps (9007199254740993.5 is
 			// 9007199254740994).
 			msg += "go-sdk reads it as " + facts.GoSDK + " (float64 rounds it to that integer), which can match a request with that id"
+			f.short += ": go-sdk reads it as " + facts.GoSDK
+			f.why = "go-sdk rounds it"
 		}
 		if !tsReads {
 			// The double is not an integer, or beyond 2^53-1: zod 4's
@@ -64,6 +74,7 @@ func (s *capture) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			rejecters = "the TypeScript, Python, Rust (rmcp) and C# SDKs reject it"
 		}
 		msg += ", " + rejecters + ", and sourcegraph/jsonrpc2 closes the connection"
+		f.why += "; " + rejecters
 		s.report(pos, levelWarning, kindFractional, msg, f)
 		return true
 	}
@@ -85,14 +96,19 @@ func (s *capture) numericWarnings(pos position, what string, id rpcid.ID, raw []
 			gosdk = goSDKRefusal
 		}
 		sessions = append(sessions, fmt.Sprintf("%s id %s is beyond int64 (%s): %s, %s", what, show(raw), bound, gosdk, sdks))
+		f.short = fmt.Sprintf("%s id %s is beyond int64", what, show(raw))
+		f.why = gosdk + ", " + sdks
 		if facts.Float64Exact {
 			sessions = append(sessions, "float64 holds it exactly")
+			f.short += ", and float64 holds it exactly"
 		} else {
 			readers := "JavaScript's JSON.parse reads"
 			if !isPlainInt(raw) {
 				readers = "JavaScript's JSON.parse and Python read"
 			}
 			sessions = append(sessions, "it is not exactly representable as a float64 ("+readers+" it as "+facts.Float64+")")
+			f.short += ", and float64 rounds it"
+			f.why += "; " + readers
 		}
 	} else {
 		bound := "above 2^53-1"
@@ -101,17 +117,26 @@ func (s *capture) numericWarnings(pos position, what string, id rpcid.ID, raw []
 		}
 		if facts.Float64Exact {
 			sessions = append(sessions, fmt.Sprintf("%s id %s is %s, but float64 holds it exactly, so JavaScript and go-sdk read this id as it is", what, show(raw), bound))
+			f.short = sessions[0]
+			f.why = "exact"
 		} else {
-			gosdk := facts.GoSDK
-			if gosdk == "overflow" {
-				gosdk = "an overflowed int64"
-			}
 			readers := "JavaScript's JSON.parse and go-sdk read it as " + facts.Float64
-			if gosdk != facts.Float64 {
-				readers = "JavaScript's JSON.parse reads it as " + facts.Float64 + " and go-sdk as " + gosdk
+			short := "JSON.parse and go-sdk read it as " + facts.Float64
+			switch {
+			case facts.GoSDK == "overflow":
+				// float64 rounds it to 2^63, beyond int64.
+				readers = "JavaScript's JSON.parse reads it as " + facts.Float64 + ", and go-sdk's conversion of that to int64 overflows"
+				short = readers
+			case facts.GoSDK != facts.Float64:
+				// One double, in two spellings: JavaScript's shortest one
+				// and its exact value, which go-sdk's int64 holds.
+				readers = "JavaScript's JSON.parse and go-sdk read it as the same float64, " + facts.GoSDK + " (JavaScript spells it " + facts.Float64 + ")"
+				short = readers
 			}
 			sessions = append(sessions, fmt.Sprintf("%s id %s is %s and not exactly representable as a float64: %s, which can match a different request",
 				what, show(raw), bound, readers))
+			f.short = fmt.Sprintf("%s id %s is %s: %s", what, show(raw), bound, short)
+			f.why = "inexact"
 		}
 	}
 	sessions = append(sessions, "the TypeScript SDK rejects ids beyond 2^53-1 (its schema accepts only safe integers)")
@@ -161,6 +186,10 @@ type numberFacts struct {
 	// value JSON.parse gives, in JavaScript's spelling, when it does not.
 	Float64Exact bool   `json:"float64Exact"`
 	Float64      string `json:"float64,omitempty"`
+	// Float64Value is the same double's exact value in decimal, when it is
+	// an integer and JavaScript's spelling (Float64) rounds its digits:
+	// one value, two spellings.
+	Float64Value string `json:"float64Value,omitempty"`
 	// GoSDK is what go-sdk's int64(float64) conversion makes of the id:
 	// an integer in decimal, or "overflow"; or "refuse" (goSDKRefuses)
 	// when float64 cannot hold the number at all, and go-sdk's decoder
@@ -198,6 +227,11 @@ func numberFactsOf(id rpcid.ID, raw []byte) (*numberFacts, bool) {
 	facts.Float64Exact = float64Exact(raw, f)
 	if !facts.Float64Exact {
 		facts.Float64 = jsString(f)
+		if !math.IsInf(f, 0) && f == math.Trunc(f) {
+			if v := new(big.Float).SetFloat64(f).Text('f', 0); v != facts.Float64 {
+				facts.Float64Value = v
+			}
+		}
 	}
 	if !facts.Float64Exact || !facts.Integer {
 		switch t := math.Trunc(f); {

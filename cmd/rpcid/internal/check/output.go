@@ -56,6 +56,10 @@ type finding struct {
 	Element  int    `json:"element,omitempty"`
 	Column   int    `json:"column,omitempty"`
 	Offset   *int64 `json:"offset,omitempty"`
+
+	// short and why: the message without its explanation, and the
+	// explanation, for the text output (see explained).
+	short, why string
 }
 
 // requestRef points at a request from another finding.
@@ -115,10 +119,13 @@ func (c *checker) emit(f *finding) {
 	} else {
 		c.warnings++
 	}
+	c.verdict.add(f)
+	if c.sarif != nil {
+		c.sarif.add(f, c.encode)
+		return
+	}
 	if c.json {
-		c.buf.Reset()
-		c.enc.Encode(f)
-		c.w.Write(safeJSON(c.buf.Bytes()))
+		c.w.Write(c.encode(f))
 		return
 	}
 	c.w.WriteString(base.Printable(f.File))
@@ -135,8 +142,19 @@ func (c *checker) emit(f *finding) {
 	c.w.WriteByte(' ')
 	c.w.WriteString(f.Level)
 	c.w.WriteString(": ")
-	c.w.WriteString(base.Printable(f.Message))
+	if c.explained == nil {
+		c.explained = explained{}
+	}
+	c.w.WriteString(base.Printable(c.explained.text(f)))
 	c.w.WriteByte('\n')
+}
+
+// encode returns v as JSON on one line, ending in a newline, made safe
+// for a terminal (see safeJSON). The result is valid until the next call.
+func (c *checker) encode(v any) []byte {
+	c.buf.Reset()
+	c.enc.Encode(v)
+	return safeJSON(c.buf.Bytes())
 }
 
 // safeJSON escapes in encoded JSON what encoding/json leaves raw and a

@@ -153,13 +153,13 @@ func TestREADMEClaims(t *testing.T) {
 			pong := `{"jsonrpc":"2.0","id":1,"result":{}}`
 			har := harOf(t, [6]any{"POST", "", ping("a"), 202, "", ""}, [6]any{"POST", "", ping("b"), 200, "application/json", pong})
 			want := "<stdin>:entry 2: error: request id 1 (b) sent while request 1 (entry 1, a) is still pending: their responses cannot be told apart\n" +
-				"<stdin>:entry 1: error: request 1 (a) was never answered\n"
+				"<stdin>:entry 1: error: request 1 (a) was never answered (its HTTP response was 202 Accepted, with no answer in its body, and no event stream in the capture carries its answer)\n"
 			if _, out, _ := check(t, bytes.NewReader([]byte(har)), "check", "-"); !strings.HasPrefix(out, want) {
 				t.Errorf("its own request first: %q", out)
 			}
 			har = harOf(t, [6]any{"POST", "", ping("a"), 202, "", ""}, [6]any{"POST", "", ping("b"), 202, "", ""}, [6]any{"GET", "", "", 200, "text/event-stream", "data: " + pong + "\n\n"})
 			want = "<stdin>:entry 2: error: request id 1 (b) sent while request 1 (entry 1, a) is still pending: their responses cannot be told apart\n" +
-				"<stdin>:entry 2: error: request 1 (b) was never answered\n"
+				"<stdin>:entry 2: error: request 1 (b) was never answered (its HTTP response was 202 Accepted, with no answer in its body, and no event stream in the capture carries its answer)\n"
 			if _, out, _ := check(t, bytes.NewReader([]byte(har)), "check", "-"); !strings.HasPrefix(out, want) {
 				t.Errorf("a GET stream, the one sent first: %q", out)
 			}
@@ -214,7 +214,7 @@ func TestREADMEClaims(t *testing.T) {
 		}},
 		{"a server's lines before its first `Initializing server...` are the run the log starts in, kept apart from the next run like any other.", func(t *testing.T) {
 			_, out, _ := check(t, nil, "check", "testdata/claude-desktop-tail-restart.log")
-			if strings.Contains(out, ": error:") || !strings.Contains(out, "; 0 errors, 2 warnings\n") {
+			if strings.Contains(out, ": error:") || !strings.Contains(out, "; 0 errors, 2 warnings. Breaks: ") {
 				t.Errorf("= %q", out)
 			}
 		}},

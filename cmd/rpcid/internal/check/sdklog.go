@@ -15,6 +15,7 @@ type sdkLog struct{ *capture }
 func (s sdkLog) readLine(pos position, line []byte, start int) {
 	dir := s.logSent
 	rest, ok := bytes.CutPrefix(line[start:], logWrite)
+	write := ok
 	if !ok {
 		if rest, ok = bytes.CutPrefix(line[start:], logRead); !ok {
 			s.logOther++
@@ -36,6 +37,9 @@ func (s sdkLog) readLine(pos position, line []byte, start int) {
 	}
 	if begin == len(line) {
 		s.invalid(pos, "", "empty message after \""+strings.TrimSpace(string(line[start:begin]))+"\"")
+		return
+	}
+	if !write && s.sdkGaveUp(pos, dir, line[begin:]) {
 		return
 	}
 	s.payload(pos, "", dir, line[begin:], begin+1)

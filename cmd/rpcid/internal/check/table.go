@@ -41,6 +41,8 @@ const (
 	fFailed                        // HAR: its HTTP exchange failed (no 2xx status) without answering it
 	fLate                          // sent with the id of a cancelled request: one response more is the late answer to that one
 	fLost                          // a text that could not be read may answer it: table.lost says which
+	fIdless                        // with fNullNote: that response has no "id" member at all
+	fTwin                          // note says which request, pending with an Equal id, may have taken its answer
 )
 
 // A request is one request of the capture: pending, or answered and kept a
