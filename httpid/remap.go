@@ -20,7 +20,7 @@ func (t *Transport) remap(c *requestCopy, body []byte) (*restore.Exchange, error
 	if bom {
 		out = append(out, mediatype.BOM...)
 	}
-	out, ex, _, err := t.ids().AppendRecorded(out, text, headerValue(r.Header, "Mcp-Session-Id"))
+	out, ex, _, err := t.ids().AppendRecorded(out, text, requestSession(r))
 	if err != nil || bytes.Equal(out, body) {
 		return ex, err
 	}
@@ -64,6 +64,6 @@ func refusal(req *http.Request, body []byte, err error) *http.Response {
 // client ends its session with a DELETE carrying its Mcp-Session-Id).
 func endSession(table *restore.Table, req *http.Request, resp *http.Response) {
 	if resp.StatusCode/100 == 2 {
-		table.EndSession(headerValue(req.Header, "Mcp-Session-Id"))
+		table.EndSession(requestSession(req))
 	}
 }

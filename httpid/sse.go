@@ -37,8 +37,12 @@ type eventBody struct {
 	skipLine bool       // while skipping: the current line is not blank
 	cr       bool       // the last byte fed was CR: a LF next belongs to it
 	first    bool       // no line has ended yet
+	// endpoint is set while the stream, opened in no session, may still
+	// name one in its first event (see endpointSession).
+	endpoint bool
 
 	heldp    *[]byte     // the pooled buffer behind held (restore.GetBuf)
+	hold     hold        // held and line, charged to the budget
 	dataBuf  [4]dataLine // data's first elements, without an allocation
 	eventBuf [16]byte    // event's first bytes, without an allocation
 }
@@ -53,6 +57,8 @@ const heldLimit = 64 << 10
 
 func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session string, failed bool) *eventBody {
 	b := &eventBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, max: t.maxMessageSize(), first: true}
+	b.endpoint = ex == nil && session == ""
+	b.hold.budget = t.ids().Budget
 	b.Src, b.F = rc, b
 	b.data, b.event = b.dataBuf[:0], b.eventBuf[:0]
 	return b
@@ -63,6 +69,7 @@ func newEventBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session 
 func (b *eventBody) Close() error {
 	err := b.rc.Close()
 	b.t.ids().Release(b.ex, b.failed)
+	b.hold.end()
 	return err
 }
 
@@ -93,6 +100,7 @@ func (b *eventBody) End() {
 		restore.PutBuf(b.heldp, b.held)
 		b.heldp, b.held = nil, nil
 	}
+	b.hold.end()
 	b.t.ids().Release(b.ex, b.failed)
 }
 
@@ -152,9 +160,36 @@ func (b *eventBody) put(p []byte) {
 			b.held = (*b.heldp)[:0]
 		}
 		b.held = append(b.held, p...)
+		if !b.hold.set(cap(b.held) + cap(b.line)) {
+			// No room in the budget: pass the event on unexamined, as one
+			// too long to examine. p is a whole line, or its end: the
+			// next byte starts a line.
+			b.Out = append(b.Out, b.held...)
+			b.skipLine = false
+			b.skipHeld()
+		}
 	} else {
 		b.Out = append(b.Out, p...)
 	}
+}
+
+// skipEvent passes on what is held of the current event and the current
+// line unexamined, and passes the rest of the event as it arrives.
+func (b *eventBody) skipEvent() {
+	b.Out = append(b.Out, b.held...)
+	b.Out = append(b.Out, b.line...)
+	b.skipLine = len(b.line) > 0
+	b.skipHeld()
+}
+
+// skipHeld forgets the current event, whose bytes have been passed on, and
+// lets go of its buffers (the skipped rest does not use them), so that the
+// budget has room for the next event.
+func (b *eventBody) skipHeld() {
+	b.reset()
+	b.held, b.line = nil, nil
+	b.hold.set(0)
+	b.skipping = true
 }
 
 // partial adds p to the current line.
@@ -167,14 +202,10 @@ func (b *eventBody) partial(p []byte) {
 		return
 	}
 	b.line = append(b.line, p...)
-	if len(b.held)+len(b.line) > b.max {
-		// Too long to examine: pass the event on as it is.
-		b.Out = append(b.Out, b.held...)
-		b.Out = append(b.Out, b.line...)
-		b.skipLine = len(b.line) > 0
-		b.line = b.line[:0]
-		b.reset()
-		b.skipping = true
+	if len(b.held)+len(b.line) > b.max || !b.hold.set(cap(b.held)+cap(b.line)) {
+		// Too long to examine, or no room in the budget: pass the event
+		// on as it is.
+		b.skipEvent()
 	}
 }
 
@@ -225,9 +256,36 @@ func (b *eventBody) endLine(l, term []byte) {
 // next event.
 func (b *eventBody) dispatch() {
 	if b.holding {
+		if b.endpoint {
+			b.endpointSession()
+		}
 		b.Out = b.restoreEvent(b.Out)
 	}
 	b.reset()
+}
+
+// endpointSession looks at the stream's first event, which the 2024-11-05
+// HTTP+SSE transport requires to be "endpoint", naming the URL that the
+// client POSTs its messages to; when the session is in that URL (see
+// urlSession), the responses of this stream answer the requests of that
+// session first, as the POSTs' responses do: the transport sends each
+// session's responses on its own stream, so two clients whose requests
+// have Equal ids each get their own spelling back.
+func (b *eventBody) endpointSession() {
+	b.endpoint = false
+	if string(bytes.TrimSpace(b.event)) != "endpoint" || len(b.data) != 1 {
+		return
+	}
+	d := b.data[0]
+	u := b.held[d.start : d.start+d.n]
+	if i := bytes.IndexByte(u, '#'); i >= 0 {
+		u = u[:i]
+	}
+	if i := bytes.IndexByte(u, '?'); i >= 0 {
+		if s := urlSession(string(u[i+1:])); s != "" {
+			b.sc = b.t.ids().Scope(b.ex, s)
+		}
+	}
 }
 
 // reset forgets the current event.
@@ -243,6 +301,7 @@ func (b *eventBody) reset() {
 	if cap(b.line) > heldLimit {
 		b.line = nil
 	}
+	b.hold.set(cap(b.held) + cap(b.line)) // never more than before: fits
 }
 
 // restoreEvent appends the held event to dst with its ids restored.

@@ -34,13 +34,15 @@ type streamBody struct {
 	held     []byte // the current object or array from its first byte
 	in       bool   // within a top-level object or array
 	topStr   bool   // within a top-level string (its brackets start nothing)
-	skipping bool   // the current one outgrew max: pass it on as it arrives
+	skipping bool   // the current one outgrew max or the budget: pass it on as it arrives
+	hold     hold   // held, charged to the budget
 	depth    int    // brackets open
 	str, esc bool   // within a string; after its reverse solidus
 }
 
 func newStreamBody(t *Transport, rc io.ReadCloser, ex *restore.Exchange, session string, failed bool) *streamBody {
 	b := &streamBody{t: t, rc: rc, ex: ex, sc: t.ids().Scope(ex, session), failed: failed, max: t.maxMessageSize()}
+	b.hold.budget = t.ids().Budget
 	b.Src, b.F = rc, b
 	return b
 }
@@ -51,6 +53,7 @@ func (b *streamBody) End() {
 	b.Out = append(b.Out, b.held...)
 	b.held = nil
 	b.t.ids().Release(b.ex, b.failed)
+	b.hold.end()
 }
 
 // Close closes the underlying body and ends the exchange. It may be called
@@ -58,6 +61,7 @@ func (b *streamBody) End() {
 func (b *streamBody) Close() error {
 	err := b.rc.Close()
 	b.t.ids().Release(b.ex, b.failed)
+	b.hold.end()
 	return err
 }
 
@@ -101,9 +105,10 @@ func (b *streamBody) Feed(p []byte) {
 		}
 		if b.skipping {
 			b.Out = append(b.Out, seg...)
-		} else if b.held = append(b.held, seg...); len(b.held) > b.max {
+		} else if b.held = append(b.held, seg...); len(b.held) > b.max || !b.hold.set(cap(b.held)) {
 			b.Out = append(b.Out, b.held...)
-			b.held = b.held[:0]
+			b.held = nil // the rest passes as it arrives: room for the next
+			b.hold.set(0)
 			b.skipping = true
 		}
 		if done {
@@ -114,6 +119,7 @@ func (b *streamBody) Feed(p []byte) {
 			if cap(b.held) > heldLimit {
 				b.held = nil
 			}
+			b.hold.set(cap(b.held)) // never more than before: fits
 			b.in, b.skipping = false, false
 		}
 	}

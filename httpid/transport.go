@@ -66,7 +66,8 @@ var ErrTooManyPending = restore.ErrTooManyPending
 //
 // Requests. The body of a POST whose Content-Type is a JSON type or
 // absent, and that has no Content-Encoding, is read (at most
-// MaxMessageSize bytes; RoundTrip waits for its end, so a full-duplex
+// MaxMessageSize bytes, into a buffer that grows as the bytes arrive, never
+// ahead of them to a declared Content-Length; RoundTrip waits for its end, so a full-duplex
 // request, whose body is written while its response is read, must not use a
 // Transport) and sent on byte for byte; the id of each JSON-RPC 2.0
 // request in it (an object with "jsonrpc":"2.0" and a "method" member, or
@@ -151,7 +152,11 @@ var ErrTooManyPending = restore.ErrTooManyPending
 // read their own. Only when that POST sent no Equal id (and for a body whose
 // request sent none, such as an event stream opened with GET) is it matched
 // against the requests sent with the same Mcp-Session-Id header (an MCP
-// session's standalone stream, or its resumption with Last-Event-ID), and
+// session's standalone stream, or its resumption with Last-Event-ID) or, for
+// the 2024-11-05 HTTP+SSE transport, in the same session named in the URL
+// (a sessionId or session_id query parameter of the POST's URL; the event
+// stream opened with GET is in the session its first event, "endpoint",
+// names in the URL it gives), and
 // only when they have none, against all requests remembered, in flight
 // first, then those whose exchange ended without the response. Within the
 // first of these groups that holds an Equal id, an id spelled as received is
@@ -239,14 +244,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var ex *restore.Exchange
 	var c *requestCopy
 	orig := req
+	taken := 0 // bytes of the Budget the request body holds
 	if examineRequest(req) {
 		var body []byte
 		var err error
-		if c, body, err = t.readRequest(req); err != nil {
+		if c, body, taken, err = t.readRequest(req); err != nil {
 			return nil, err
 		}
 		if body != nil && t.ids().Remap {
 			if ex, err = t.remap(c, body); err != nil {
+				t.ids().Budget.Give(taken)
 				if f := t.ids().OnRefused; f != nil {
 					f(err)
 				}
@@ -256,7 +263,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// A byte order mark before the text is not part of it (RFC
 			// 8259 section 8.1); it is sent on with the rest.
 			text, _ := mediatype.TrimBOM(body)
-			if ex, err = t.ids().RecordSession(text, headerValue(req.Header, "Mcp-Session-Id")); err != nil {
+			if ex, err = t.ids().RecordSession(text, requestSession(req)); err != nil {
+				t.ids().Budget.Give(taken)
 				return nil, fmt.Errorf("httpid: %w", err)
 			}
 		}
@@ -265,6 +273,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := base.RoundTrip(req)
+	t.ids().Budget.Give(taken)
 	if err != nil {
 		t.ids().Release(ex, true)
 		return nil, err
@@ -332,25 +341,28 @@ func headerValue(h http.Header, key string) string {
 
 // readRequest reads req's body and returns a copy of req that sends the
 // same bytes (nil to send req itself), with the bytes if they are to be
-// examined (nil if the body is longer than MaxMessageSize).
-func (t *Transport) readRequest(req *http.Request) (*requestCopy, []byte, error) {
+// examined (nil if the body is longer than MaxMessageSize), and the bytes
+// taken from the Table's Budget to hold them, to give back once the
+// request is sent.
+func (t *Transport) readRequest(req *http.Request) (_ *requestCopy, _ []byte, taken int, _ error) {
 	limit := t.maxMessageSize()
 	if req.ContentLength > int64(limit) {
-		return nil, nil, nil // too long to examine: send it on as it is
+		return nil, nil, 0, nil // too long to examine: send it on as it is
 	}
 	// A shallow copy, as Request.WithContext makes: only the body changes,
 	// and nothing the two requests share is modified.
 	c, buf := newRequestCopy(req)
-	data, err := readBody(buf, req.Body, req.ContentLength, limit)
+	data, taken, err := readBody(buf, req.Body, req.ContentLength, limit, t.ids().Budget)
 	if err != nil {
+		t.ids().Budget.Give(taken)
 		req.Body.Close()
-		return nil, nil, fmt.Errorf("httpid: reading request body: %w", err)
+		return nil, nil, 0, fmt.Errorf("httpid: reading request body: %w", err)
 	}
 	r2 := &c.Request
 	if len(data) > limit {
 		// Too long to examine: send it on as it is, unrecorded.
 		r2.Body = readCloser{io.MultiReader(bytes.NewReader(data), req.Body), req.Body}
-		return c, nil, nil
+		return c, nil, taken, nil
 	}
 	req.Body.Close()
 	c.body.Reset(data)
@@ -359,41 +371,66 @@ func (t *Transport) readRequest(req *http.Request) (*requestCopy, []byte, error)
 		// The original GetBody, if any, gives these same bytes again.
 		r2.GetBody = func() (io.ReadCloser, error) { return newBytesBody(data), nil }
 	}
-	return c, data, nil
+	return c, data, taken, nil
 }
+
+// firstRead is the capacity in bytes of the largest buffer readBody
+// allocates before the bytes to fill it have arrived: as much as one read
+// of a socket usually brings.
+const firstRead = 16 << 10
 
 // readBody reads r to its end or to limit+1 bytes, whichever comes first,
 // appending to data, which is empty. size is the length r is expected to
-// have, or -1 (0 for a request) if unknown: a body of the expected length is
-// read into one buffer, with room for one more byte to see its end; data is
-// used if it has that room, or if the length is unknown and it has any.
-// r is typed as the body it is, which saves an interface conversion per call.
-func readBody(data []byte, r io.ReadCloser, size int64, limit int) ([]byte, error) {
-	switch {
-	case size > 0 && size <= int64(limit):
-		if n := int(size) + 1; cap(data) < n {
-			data = make([]byte, 0, n)
-		}
-	case cap(data) == 0:
-		data = make([]byte, 0, 512)
+// have, or -1 (0 for a request) if unknown. Memory follows the bytes that
+// arrive, not the length declared: a buffer of at most firstRead bytes is
+// allocated to start (data itself, if it has room), and it grows by
+// doubling as it fills, to size+1 bytes at most (room for one more byte to
+// see the end) or limit+1. Each buffer is taken from budget (nil for no
+// limit) while it is held: readBody returns the bytes taken, which the
+// caller gives back when it lets go of the data, and fails with an error
+// wrapping restore.ErrBudget, giving them back itself, when the budget has
+// no room for a buffer. r is typed as the body it is, which saves an
+// interface conversion per call.
+func readBody(data []byte, r io.ReadCloser, size int64, limit int, budget *restore.Budget) (_ []byte, taken int, err error) {
+	most := limit + 1
+	if size > 0 && size <= int64(limit) {
+		most = int(size) + 1
 	}
+	if cap(data) == 0 {
+		data = make([]byte, 0, min(most, 512))
+	}
+	if !budget.Take(cap(data)) {
+		return data, 0, restore.ErrBudget
+	}
+	taken = cap(data)
 	for {
 		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
+			ceiling := most
+			if len(data) >= most {
+				ceiling = limit + 1 // longer than it said: read on to the limit
+			}
+			n := min(max(2*cap(data), min(ceiling, firstRead)), ceiling)
+			if !budget.Take(n) {
+				budget.Give(taken)
+				return data, 0, restore.ErrBudget
+			}
+			data = append(make([]byte, 0, n), data...)
+			budget.Give(taken)
+			taken = n
 		}
 		room := data[len(data):cap(data)]
-		if max := limit + 1 - len(data); len(room) > max {
-			room = room[:max]
+		if m := limit + 1 - len(data); len(room) > m {
+			room = room[:m]
 		}
 		k, err := r.Read(room)
 		data = data[:len(data)+k]
 		switch {
 		case err == io.EOF:
-			return data, nil
+			return data, taken, nil
 		case err != nil:
-			return data, err
+			return data, taken, err
 		case len(data) > limit:
-			return data, nil
+			return data, taken, nil
 		}
 	}
 }
@@ -408,7 +445,7 @@ func (t *Transport) wrap(req *http.Request, resp *http.Response, ex *restore.Exc
 		t.ids().Release(ex, failed)
 		return
 	}
-	session := headerValue(req.Header, "Mcp-Session-Id")
+	session := requestSession(req)
 	switch mt := mediaType(resp.Header); {
 	case mt == "application/json" && resp.ContentLength > 0:
 		// The common case first, without comparing it with every type below.
@@ -460,14 +497,21 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, sessi
 	if buf == nil {
 		buf = new([]byte)
 	}
-	data, err := readBody((*buf)[:0], body, resp.ContentLength, limit)
+	budget := t.ids().Budget
+	data, taken, err := readBody((*buf)[:0], body, resp.ContentLength, limit, budget)
 	switch {
+	case errors.Is(err, restore.ErrBudget):
+		// No room to hold it: pass it on unexamined, as a longer one.
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), body), body}
+		return
 	case err != nil:
 		// Give the caller what arrived, then the same error. data is not
 		// pooled again: the caller may read it at any time.
+		budget.Give(taken)
 		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), errReader{err}), body}
 		return
 	case len(data) > limit:
+		budget.Give(taken)
 		resp.Body = readCloser{io.MultiReader(bytes.NewReader(data), body), body}
 		return
 	}
@@ -488,6 +532,8 @@ func (t *Transport) restoreJSON(resp *http.Response, ex *restore.Exchange, sessi
 		b = new(jsonBody)
 	}
 	b.data, b.buf = out, buf
+	b.budget = budget
+	b.taken.Store(int64(taken))
 	resp.Body = b
 }
 
@@ -538,6 +584,10 @@ type jsonBody struct {
 	off    int     // bytes read
 	buf    *[]byte // the pooled buffer behind data, until given back
 	closed atomic.Bool
+	// taken is the bytes of budget that buf holds, given back once: when
+	// the body is read to its end or closed.
+	budget *restore.Budget
+	taken  atomic.Int64
 }
 
 // Read implements io.Reader.
@@ -577,11 +627,13 @@ func (b *jsonBody) WriteTo(w io.Writer) (int64, error) {
 // Close implements io.Closer. A second Close does nothing.
 func (b *jsonBody) Close() error {
 	b.closed.Store(true)
+	b.budget.Give(int(b.taken.Swap(0)))
 	return nil
 }
 
 // release gives the buffer back to bodyBufs once every byte has been read.
 func (b *jsonBody) release() {
+	b.budget.Give(int(b.taken.Swap(0)))
 	b.data, b.off = nil, 0
 	if b.buf != nil && cap(*b.buf) <= maxPooled {
 		*b.buf = (*b.buf)[:0]

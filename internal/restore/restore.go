@@ -59,7 +59,7 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 //     stream);
 //  2. the ids sent in the same MCP session (the session given to
 //     RecordSession and Table.Scope: in HTTP, the requests' Mcp-Session-Id
-//     header), when the exchange has no Equal id or recorded none at all,
+//     header, or the session a 2024-11-05 HTTP+SSE URL names), when the exchange has no Equal id or recorded none at all,
 //     as for an event stream opened with GET (resumption with
 //     Last-Event-ID, the standalone stream); an empty session is none;
 //  3. all remembered ids, as Restore without a scope matches (stdio, where
@@ -108,6 +108,10 @@ type Table struct {
 	// is called after OnRestore, if the id was rewritten too, without the
 	// Table's lock held, and must not keep the slices in m.
 	OnElsewhere func(m Elsewhere)
+
+	// Budget, if set, bounds the bytes the adapters hold in buffers for
+	// the Table's exchanges at once (see Budget); nil sets no bound.
+	Budget *Budget
 
 	// Remap, if set, makes the Table assign the id each request is sent
 	// with, instead of remembering the client's own (see AppendRecorded):

@@ -22,35 +22,43 @@ import (
 // copied as they are): "direct" copies the client's requests and the
 // server's responses (ids turned into strings); "proxy" passes the same bytes
 // through the proxy's recording and restoring readers, as proxyStdio does
-// between the processes. Throughput is of both directions together.
+// between the processes. Throughput is of both directions together. Messages
+// are small (about 110 bytes, a tools/call and its result) or 1 KB (the
+// same, with 1 KB of arguments and of text).
 func BenchmarkProxyStdio(b *testing.B) {
 	const n = 1000
-	var reqs, resps bytes.Buffer
-	for i := range n {
-		fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":2}}}`+"\n", i, i)
-		fmt.Fprintf(&resps, `{"jsonrpc":"2.0","id":"%d","result":{"content":[{"type":"text","text":"%d"}]}}`+"\n", i, i+2)
-	}
-	lg := &proxyLog{w: io.Discard}
-	b.Run("direct", func(b *testing.B) {
-		b.SetBytes(int64(reqs.Len() + resps.Len()))
-		for range b.N {
-			io.Copy(io.Discard, bytes.NewReader(reqs.Bytes()))
-			io.Copy(io.Discard, bytes.NewReader(resps.Bytes()))
+	for _, size := range []struct {
+		name string
+		pad  int
+	}{{"small", 0}, {"1KB", 1024 - 110}} {
+		pad := strings.Repeat("x", size.pad)
+		var reqs, resps bytes.Buffer
+		for i := range n {
+			fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":%d,"b":2,"c":"%s"}}}`+"\n", i, i, pad)
+			fmt.Fprintf(&resps, `{"jsonrpc":"2.0","id":"%d","result":{"content":[{"type":"text","text":"%d%s"}]}}`+"\n", i, i+2, pad)
 		}
-	})
-	b.Run("proxy", func(b *testing.B) {
-		b.SetBytes(int64(reqs.Len() + resps.Len()))
-		var out bytes.Buffer
-		for range b.N {
-			table := &restore.Table{MaxPending: n}
-			io.Copy(io.Discard, recordingReader(table, bytes.NewReader(reqs.Bytes()), 16<<20, lg, nil))
-			out.Reset()
-			io.Copy(&out, restoringReader(table, bytes.NewReader(resps.Bytes()), 16<<20))
-			if st := table.Stats(); st.Restored != n {
-				b.Fatalf("restored %d ids, want %d", st.Restored, n)
+		lg := &proxyLog{w: io.Discard}
+		b.Run(size.name+"/direct", func(b *testing.B) {
+			b.SetBytes(int64(reqs.Len() + resps.Len()))
+			for range b.N {
+				io.Copy(io.Discard, bytes.NewReader(reqs.Bytes()))
+				io.Copy(io.Discard, bytes.NewReader(resps.Bytes()))
 			}
-		}
-	})
+		})
+		b.Run(size.name+"/proxy", func(b *testing.B) {
+			b.SetBytes(int64(reqs.Len() + resps.Len()))
+			var out bytes.Buffer
+			for range b.N {
+				table := &restore.Table{MaxPending: n}
+				io.Copy(io.Discard, recordingReader(table, bytes.NewReader(reqs.Bytes()), 16<<20, lg, nil))
+				out.Reset()
+				io.Copy(&out, restoringReader(table, bytes.NewReader(resps.Bytes()), 16<<20))
+				if st := table.Stats(); st.Restored != n {
+					b.Fatalf("restored %d ids, want %d", st.Restored, n)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkProxyHTTP measures one JSON-RPC exchange over HTTP on loopback,

@@ -53,6 +53,12 @@ Flags:
   -v                       log restored, unmatched and ambiguous ids; a summary
   -max-pending N           request ids remembered at most (default 4096)
   -max-message-size BYTES  larger messages pass unexamined (default 16777216)
+  -max-buffered BYTES      HTTP mode: bytes all requests may hold at once;
+                           beyond them, 503 (default 134217728, or twice
+                           -max-message-size if that is more)
+  -body-timeout DURATION   HTTP mode: longest wait for the next byte of a
+                           request body; then 408 and the connection closes
+                           (default 30s)
 
 Exit status: stdio mode, COMMAND's (128+N when signal N ended it, 127 when
 it is not found, 126 when it is not executable, 1 when its status is 0 but

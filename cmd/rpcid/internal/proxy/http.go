@@ -44,7 +44,10 @@ type httpProxy struct {
 	stopping chan struct{}  // closed on shutdown: event streams opened with GET end
 	table    *restore.Table // the Transport's, for -v
 	requests atomic.Int64   // requests forwarded: the upstream answered
-	remap    bool           // -remap
+	// bodyTimeout is the longest wait for the next byte of a request body
+	// (-body-timeout).
+	bodyTimeout time.Duration
+	remap       bool // -remap
 }
 
 type inboundHostKey struct{}
@@ -154,17 +157,22 @@ func (f *freshConns) stop() {
 // newHTTPProxy returns the handler for cfg, accepting the Host values hosts.
 func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpProxy {
 	p := &httpProxy{
-		target:   &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
-		query:    cfg.upstream.RawQuery,
-		hosts:    hosts,
-		log:      lg,
-		stopping: make(chan struct{}),
+		target:      &url.URL{Scheme: cfg.upstream.Scheme, Host: cfg.upstream.Host},
+		query:       cfg.upstream.RawQuery,
+		hosts:       hosts,
+		log:         lg,
+		stopping:    make(chan struct{}),
+		bodyTimeout: cfg.bodyTimeout,
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone() // system roots, HTTP_PROXY and friends
+	// Every request goes to one host: keep as many idle connections to it
+	// as clients keep requests in flight, not http.Transport's default of
+	// 2, so that concurrent requests do not each open a connection.
+	base.MaxIdleConns, base.MaxIdleConnsPerHost = maxIdleUpstream, maxIdleUpstream
 	// Counted below httpid.Transport, so that a request it answers 503
 	// itself, or one the upstream cannot be reached for, is not counted as
 	// forwarded.
-	tr := &httpid.Transport{Base: countingTransport{base, &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
+	tr := &httpid.Transport{Base: countingTransport{newUpstreamTransport(base, p.target), &p.requests}, MaxPending: cfg.maxPending, MaxMessageSize: cfg.maxMessageSize}
 	// The Transport's own table, reached through the hook package httpid
 	// sets, so that -v can log what it restores and count it.
 	p.table = restore.TransportTable(tr)
@@ -172,6 +180,7 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table.OnUnmatched = lg.unmatched
 	p.table.OnAmbiguous = lg.ambiguous
 	p.table.OnElsewhere = lg.elsewhere
+	p.table.Budget = restore.NewBudget(cfg.maxBuffered)
 	if cfg.remap {
 		lg.remapTable(p.table)
 	}
@@ -183,9 +192,23 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 		ModifyResponse: p.modifyResponse,
 		ErrorHandler:   p.errorHandler,
 		ErrorLog:       log.New(stderrWriter{lg}, "", 0),
+		BufferPool:     copyBufs{},
 	}
 	return p
 }
+
+// maxIdleUpstream is the number of idle connections to the upstream the
+// proxy keeps at most.
+const maxIdleUpstream = 256
+
+// copyBufs is the pool of the buffers ReverseProxy copies response bodies
+// with, one per response otherwise.
+type copyBufs struct{}
+
+var copyBufPool = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
+func (copyBufs) Get() []byte  { return copyBufPool.Get().(*[32 << 10]byte)[:] }
+func (copyBufs) Put(b []byte) { copyBufPool.Put((*[32 << 10]byte)(b)) }
 
 // ServeHTTP refuses requests for other hosts and forwards the rest.
 func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -200,6 +223,22 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p.refuse(w, r, "Origin "+strconv.Quote(o)+" is not a local origin")
 			return
 		}
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		// Full duplex: the upstream may answer before the request body
+		// has all arrived (a server that reads a stream of its own, an
+		// error), and net/http would otherwise stop reading the body once
+		// the response starts and cut the response.
+		rc := http.NewResponseController(w)
+		rc.EnableFullDuplex()
+		b := &idleBody{body: r.Body, rc: rc, timeout: p.bodyTimeout}
+		defer b.end()
+		defer b.linger()
+		// On a copy of r: net/http reads the original's Body after the
+		// handler, to decide whether the connection can serve another
+		// request.
+		r = r.WithContext(context.WithValue(r.Context(), idleBodyKey{}, b))
+		r.Body = b
 	}
 	ctx := context.WithValue(r.Context(), inboundHostKey{}, r.Host)
 	if r.Method == http.MethodGet {
@@ -304,6 +343,14 @@ func joinQuery(upstream, client string) string {
 // that names the upstream in an absolute URL (a redirect, say from /mcp to
 // /mcp/) to name this proxy too, so that the client does not go around it.
 func (p *httpProxy) modifyResponse(resp *http.Response) error {
+	if b, _ := resp.Request.Context().Value(idleBodyKey{}).(*idleBody); b != nil && !b.eof.Load() {
+		// The upstream answers before the request body has all arrived:
+		// what the client sends after the answer is read and dropped
+		// (idleBody.linger), and the connection is not used again, so
+		// that the client reads the whole answer and knows not to send
+		// another request on it.
+		resp.Header.Set("Connection", "close")
+	}
 	host, _ := resp.Request.Context().Value(inboundHostKey{}).(string)
 	if loc := resp.Header.Get("Location"); loc != "" {
 		if out := rewriteEndpoint([]byte(loc), p.target, host); out != nil {
@@ -351,17 +398,33 @@ func (p *httpProxy) errorHandler(w http.ResponseWriter, r *http.Request, err err
 		return
 	default:
 	}
-	if r.Context().Err() != nil {
+	if b, _ := r.Context().Value(idleBodyKey{}).(*idleBody); b != nil && b.timedOut.Load() {
+		// The error may be the context's: a read that timed out cancels
+		// it. The client is still there.
+		err = errBodyIdle
+	}
+	if r.Context().Err() != nil && !errors.Is(err, errBodyIdle) {
 		return // the client went away: nobody to answer
 	}
-	status := http.StatusBadGateway
-	if errors.Is(err, httpid.ErrTooManyPending) {
+	status, reason := http.StatusBadGateway, err.Error()
+	switch {
+	case errors.Is(err, httpid.ErrTooManyPending):
 		status = http.StatusServiceUnavailable
+	case errors.Is(err, restore.ErrBudget):
+		status = http.StatusServiceUnavailable
+		reason = fmt.Sprintf("busy: the bodies held reached -max-buffered (%d bytes); try again later", p.table.Budget.Limit())
+	case errors.Is(err, errBodyIdle):
+		status = http.StatusRequestTimeout
+		reason = fmt.Sprintf("no byte of the request body for %v (-body-timeout)", p.bodyTimeout)
+		w.Header().Set("Connection", "close")
 	}
-	p.log.printf("%s %s: %v", r.Method, logText(r.URL.EscapedPath()), err)
+	if b, _ := r.Context().Value(idleBodyKey{}).(*idleBody); b != nil && !b.eof.Load() {
+		w.Header().Set("Connection", "close") // see modifyResponse
+	}
+	p.log.printf("%s %s: %s", r.Method, logText(r.URL.EscapedPath()), reason)
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
-	io.WriteString(w, "rpcid proxy: "+err.Error()+"\n")
+	io.WriteString(w, "rpcid proxy: "+reason+"\n")
 }
 
 // summary prints the -v summary line.
@@ -429,12 +492,12 @@ func allowedHosts(listen string, addr *net.TCPAddr) map[string]bool {
 // countingTransport is an http.Transport that counts the requests it gets
 // a response to.
 type countingTransport struct {
-	*http.Transport
+	*upstreamTransport
 	n *atomic.Int64
 }
 
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := c.Transport.RoundTrip(r)
+	resp, err := c.upstreamTransport.RoundTrip(r)
 	if err == nil {
 		c.n.Add(1)
 	}

@@ -663,6 +663,9 @@ func TestProxyArgs(t *testing.T) {
 		{[]string{"-max-pending", "0", "http://a"}, 2, "-max-pending must be at least 1"},
 		{[]string{"-max-message-size", "-1", "http://a"}, 2, "-max-message-size must be at least 1"},
 		{[]string{"-bogus", "http://a"}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"-max-buffered", "0", "http://a"}, 2, "-max-buffered must be at least 1"},
+		{[]string{"-body-timeout", "0s", "http://a"}, 2, "-body-timeout must be positive"},
+		{[]string{"-body-timeout", "5", "http://a"}, 2, "invalid value \"5\" for flag -body-timeout"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr strings.Builder
@@ -686,8 +689,27 @@ func TestProxyArgs(t *testing.T) {
 		t.Errorf("proxy -v -- npx ...: ok %v, %+v", ok, cfg)
 	}
 	cfg, _, ok = parseProxyArgs([]string{"https://gw.example/mcp"}, &stdout, &stderr)
-	if !ok || cfg.listen != defaultProxyListen || cfg.upstream.Host != "gw.example" || cfg.command != nil {
+	if !ok || cfg.listen != defaultProxyListen || cfg.upstream.Host != "gw.example" || cfg.command != nil ||
+		cfg.maxBuffered != defaultMaxBuffered || cfg.bodyTimeout != defaultBodyTimeout {
 		t.Errorf("proxy URL: ok %v, %+v", ok, cfg)
+	}
+	// The buffer budget holds two of the largest messages, unless set.
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"-max-message-size", "100000000", "http://a"}, 200000000},
+		{[]string{"-max-message-size", "100000000", "-max-buffered", "5000", "http://a"}, 5000},
+		{[]string{"-max-message-size", "1000", "http://a"}, defaultMaxBuffered},
+	} {
+		if cfg, _, ok := parseProxyArgs(tc.args, &stdout, &stderr); !ok || cfg.maxBuffered != tc.want {
+			t.Errorf("proxy %q: ok %v, max-buffered %d, want %d", tc.args, ok, cfg.maxBuffered, tc.want)
+		}
+	}
+	for _, want := range []string{"(default " + strconv.Itoa(defaultMaxBuffered) + ",", "(default " + defaultBodyTimeout.String() + ")"} {
+		if !strings.Contains(Cmd.Long, want) {
+			t.Errorf("proxy -h does not say %q", want)
+		}
 	}
 }
 

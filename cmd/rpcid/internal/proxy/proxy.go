@@ -9,11 +9,13 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rpcid/rpcid/cmd/rpcid/internal/base"
@@ -25,6 +27,21 @@ import (
 // -listen is not given. Port 8939 has no assignment in the IANA service name
 // registry and no common use.
 const defaultProxyListen = "127.0.0.1:8939"
+
+// defaultMaxBuffered is the default of -max-buffered: the bytes that
+// request bodies and response bodies held to be examined may take at once,
+// across all connections (eight messages of the largest size examined by
+// default).
+const defaultMaxBuffered = 128 << 20
+
+// memoryHeadroom is what the proxy's memory limit (see run) allows beyond
+// -max-buffered: connections, streams, the runtime.
+const memoryHeadroom = 64 << 20
+
+// defaultBodyTimeout is the default of -body-timeout: how long the proxy
+// waits for the next byte of a request body before it gives up on the
+// request and closes the connection.
+const defaultBodyTimeout = 30 * time.Second
 
 // proxySynopsis is printed to standard error after a usage error.
 const proxySynopsis = `usage:
@@ -40,7 +57,9 @@ type proxyConfig struct {
 	remap          bool // send ids the proxy assigns (see remapLog)
 	maxPending     int
 	maxMessageSize int
-	upstream       *url.URL // HTTP mode
+	maxBuffered    int64         // HTTP mode: bytes held in buffers at once, across all requests
+	bodyTimeout    time.Duration // HTTP mode: longest wait for a request body's next byte
+	upstream       *url.URL      // HTTP mode
 	rawURL         string
 	command        []string // stdio mode
 }
@@ -76,6 +95,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cfg.command != nil {
 		return proxyStdio(cfg, stdin, stdout, stderr, sig)
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// The garbage collector's goal: what -max-buffered lets requests
+		// hold, and room for the rest. Without it the heap may grow to
+		// twice what is live before a collection, and buffers that grew
+		// to hold a message leave garbage behind them.
+		debug.SetMemoryLimit(cfg.maxBuffered + memoryHeadroom)
+	}
 	return proxyHTTP(cfg, stderr, sig, nil)
 }
 
@@ -90,6 +116,8 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.BoolVar(&cfg.remap, "remap", false, "")
 	fs.IntVar(&cfg.maxPending, "max-pending", httpid.DefaultMaxPending, "")
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
+	fs.Int64Var(&cfg.maxBuffered, "max-buffered", defaultMaxBuffered, "")
+	fs.DurationVar(&cfg.bodyTimeout, "body-timeout", defaultBodyTimeout, "")
 	usageErr := func(format string, a ...any) (proxyConfig, int, bool) {
 		fmt.Fprintf(stderr, "rpcid proxy: "+format+"\n", a...)
 		fmt.Fprint(stderr, proxySynopsis+"\"rpcid proxy -h\" prints the full usage.\n")
@@ -102,16 +130,30 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 		}
 		return usageErr("%v", err)
 	}
+	bufferedSet := false
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "listen" {
+		switch f.Name {
+		case "listen":
 			cfg.listenSet = true
+		case "max-buffered":
+			bufferedSet = true
 		}
 	})
+	if !bufferedSet {
+		// Room for two messages of the largest size examined, at least.
+		cfg.maxBuffered = max(cfg.maxBuffered, 2*int64(cfg.maxMessageSize))
+	}
 	if cfg.maxPending <= 0 {
 		return usageErr("-max-pending must be at least 1, not %d", cfg.maxPending)
 	}
 	if cfg.maxMessageSize <= 0 {
 		return usageErr("-max-message-size must be at least 1, not %d", cfg.maxMessageSize)
+	}
+	if cfg.maxBuffered <= 0 {
+		return usageErr("-max-buffered must be at least 1, not %d", cfg.maxBuffered)
+	}
+	if cfg.bodyTimeout <= 0 {
+		return usageErr("-body-timeout must be positive, not %v", cfg.bodyTimeout)
 	}
 	rest := fs.Args()
 	consumed := len(args) - len(rest)
