@@ -251,7 +251,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if c, body, taken, err = t.readRequest(req); err != nil {
 			return nil, err
 		}
-		if body != nil {
+		if body != nil && t.ids().Remap {
+			if ex, err = t.remap(c, body); err != nil {
+				t.ids().Budget.Give(taken)
+				if f := t.ids().OnRefused; f != nil {
+					f(err)
+				}
+				return refusal(req, body, err), nil
+			}
+		} else if body != nil {
 			// A byte order mark before the text is not part of it (RFC
 			// 8259 section 8.1); it is sent on with the rest.
 			text, _ := mediatype.TrimBOM(body)
@@ -269,6 +277,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		t.ids().Release(ex, true)
 		return nil, err
+	}
+	if req.Method == http.MethodDelete && t.ids().Remap {
+		endSession(t.ids(), req, resp)
 	}
 	t.wrap(req, resp, ex, c)
 	if c != nil && resp.Request == &c.Request {

@@ -86,6 +86,26 @@
 //     answers 502), and a gzip-compressing upstream is decoded and restored
 //     (TestProxyUpstreams).
 //
+// # Bridges and -remap
+//
+// TestBridgeMatrix runs a raw client and a raw server (bridgepeer_test.go)
+// through mcp-remote, supergateway and mcp-proxy, pinned in
+// bridges/package-lock.json and installed with "cd bridges && npm ci" (it
+// skips without node or the bridges), alone, through rpcid proxy and
+// through rpcid proxy -remap: initialize, the 21 ids of matrixIDs one at a
+// time, two requests in flight with one id, a cancelled request and the
+// server's own requests. Each bridge is preloaded with bridges/loopback.cjs,
+// which keeps its listeners and connections on 127.0.0.1. Through -remap
+// every id must come back byte for byte and the cancel must name the id the
+// server saw; the test checks ../conformance/BRIDGES.md against what it
+// measured, and writes it with -update:
+//
+//	cd interop && go test -run TestBridgeMatrix -update
+//
+// TestRemapGoSDK and TestRemapTypeScript run the go-sdk and TypeScript SDK
+// clients through rpcid proxy -remap: initialize, tools/call and a call
+// cancelled at the server.
+//
 // Run them with
 //
 //	cd interop && go test ./...

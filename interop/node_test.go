@@ -83,6 +83,7 @@ func nodeClient(t *testing.T) string {
 type nodeResult struct {
 	Sums        []int             `json:"sums"`
 	ResponseIDs []json.RawMessage `json:"responseIds"`
+	Cancelled   bool              `json:"cancelled"`
 	stderr      string
 }
 

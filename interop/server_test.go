@@ -72,7 +72,7 @@ func stringifyServer() int {
 			}
 		}
 	}()
-	err := newMCPServer().Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: pw})
+	err := newWaitServer(nil).Run(context.Background(), &mcp.IOTransport{Reader: os.Stdin, Writer: pw})
 	pw.Close()
 	if cerr := <-copied; err == nil {
 		err = cerr

@@ -89,6 +89,9 @@ func PutBuf(p *[]byte, b []byte) {
 	bufPool.Put(p)
 }
 
+// Drained reports whether the reader has read everything in Out.
+func (f *Filter) Drained() bool { return f.off == len(f.Out) }
+
 // Read implements io.Reader.
 func (f *Filter) Read(p []byte) (int, error) {
 	if len(p) == 0 {

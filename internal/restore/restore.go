@@ -2,7 +2,8 @@
 // sends and restores the ids of the responses it receives to the exact bytes
 // that were sent, when an intermediary changed their spelling in transit
 // ("id":1 sent, "id":"1" received) but not their identity under the rpcid
-// rule.
+// rule; or, for rpcid proxy -remap, sends each request with an id of its own
+// and restores the client's (Table.Remap).
 //
 // It is the one implementation of that logic behind both adapters of this
 // module: httpid.Transport (HTTP exchanges and event streams) and
@@ -71,6 +72,11 @@ var ErrTooManyPending = errors.New("too many request ids pending")
 // none of these rules picks one (1 and 1.0 in one batch, "1" received), the
 // response is ambiguous: its id is left unchanged and nothing is forgotten.
 //
+// With Remap set, the Table assigns the id each request is sent with (see
+// AppendRecorded and remap.go): the records are the same, keyed by the id
+// sent instead of the client's, and each response is written back with the
+// client's id.
+//
 // A Table is safe for concurrent use. Its zero value is ready to use; set its
 // fields before first use, and do not copy it after.
 type Table struct {
@@ -107,11 +113,27 @@ type Table struct {
 	// the Table's exchanges at once (see Budget); nil sets no bound.
 	Budget *Budget
 
+	// Remap, if set, makes the Table assign the id each request is sent
+	// with, instead of remembering the client's own (see AppendRecorded):
+	// responses are then matched against the assigned ids and written back
+	// with the client's. Set it before first use.
+	Remap bool
+
+	// OnRemap, if set, is called for each request id remapped, with the
+	// client's id and the id assigned, without the Table's lock held. It
+	// must not keep the slices.
+	OnRemap func(client, sent []byte)
+
+	// OnRefused, if set, is called by an adapter of a remapping Table for
+	// each message it answered with AppendRefusal instead of sending it.
+	OnRefused func(err error)
+
 	mu      sync.Mutex
 	table   rpcid.Pending[slot]
 	n       int       // records in table
 	orphans list.List // *record whose exchange ended unanswered, oldest first
 	stats   Stats
+	remap   remapState
 }
 
 // Stats counts what a Table has seen.
@@ -121,6 +143,7 @@ type Stats struct {
 	Restored  int64 // response ids rewritten to the spelling sent
 	Unmatched int64 // valid, non-null response ids that matched no remembered id
 	Ambiguous int64 // response ids Equal to remembered ids of different spellings, left as received
+	Remapped  int64 // request ids sent as an id the Table assigned (Remap)
 }
 
 // An Elsewhere describes a response id that answered a request of another
@@ -139,8 +162,8 @@ type Elsewhere struct {
 
 // A record is one request id sent by one exchange.
 type record struct {
-	id      rpcid.ID
-	raw     []byte        // the id's exact JSON text as sent; never modified
+	id      rpcid.ID      // the id sent upstream: the client's, or the one assigned (Remap)
+	raw     []byte        // the client's id's exact JSON text; never modified
 	ex      *Exchange     // the exchange that recorded it
 	session string        // the MCP session it was sent in, or ""
 	elem    *list.Element // in Table.orphans once the exchange ended unanswered
@@ -286,6 +309,11 @@ func (t *Table) add(ex *Exchange) error {
 		return fmt.Errorf("%w: %d pending, the message adds %d, MaxPending is %d", ErrTooManyPending, t.n, n, limit)
 	}
 	for _, r := range ex.recs {
+		if t.Remap {
+			t.assign(r)
+			t.n++
+			continue
+		}
 		_, sl, ok := t.table.Take(r.id)
 		if !ok {
 			sl.recs = r.self[:0:1]
@@ -324,6 +352,9 @@ func (t *Table) drop(r *record) {
 		t.orphans.Remove(r.elem)
 		r.elem = nil
 	}
+	if t.Remap {
+		t.forgetClient(r)
+	}
 	r.done = true
 	t.n--
 }
@@ -345,7 +376,7 @@ func (t *Table) Release(ex *Exchange, failed bool) {
 		case r.done:
 		case failed:
 			t.remove(r)
-		default:
+		case r.elem == nil: // not already an orphan (a cancelled request)
 			r.elem = t.orphans.PushBack(r)
 		}
 	}
@@ -413,6 +444,10 @@ func (t *Table) restoreText(data []byte, sc *Scope, fn func(start, end int, sent
 	msgs, text := scanMessages(buf[:0], data)
 	for i := range msgs {
 		m := &msgs[i]
+		if t.Remap {
+			t.restoreRemapped(data, m, sc, fn)
+			continue
+		}
 		if !isResponse(m, data) {
 			continue
 		}
@@ -422,6 +457,34 @@ func (t *Table) restoreText(data []byte, sc *Scope, fn func(start, end int, sent
 		}
 	}
 	return text
+}
+
+// restoreRemapped is restoreText's work on m, one message of data, for a
+// remapping Table: a response's id, and the other places that name an id the
+// Table assigned (see remapped), in increasing order of position.
+func (t *Table) restoreRemapped(data []byte, m *scan.Message, sc *Scope, fn func(start, end int, sent []byte)) {
+	var sent []byte
+	if isResponse(m, data) {
+		sent = t.restore(m.ID.Bytes(data), sc)
+	}
+	type edit struct {
+		start, end int
+		sent       []byte
+	}
+	var buf [2]edit
+	edits := buf[:0]
+	if sent != nil {
+		edits = append(edits, edit{m.ID.Start, m.ID.End, sent})
+	}
+	t.remapped(data, m, sent, func(start, end int, sent []byte) {
+		edits = append(edits, edit{start, end, sent})
+	})
+	if len(edits) == 2 && edits[1].start < edits[0].start {
+		edits[0], edits[1] = edits[1], edits[0]
+	}
+	for _, e := range edits {
+		fn(e.start, e.end, e.sent)
+	}
 }
 
 // RestoreInPlace restores the response ids in data as AppendRestored does,

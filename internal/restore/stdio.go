@@ -228,6 +228,13 @@ var tchar = func() (t [256]bool) {
 // Feed processes bytes read from src.
 func (r *StdioReader) Feed(p []byte) { r.feed(p) }
 
+// AtBoundary reports whether the bytes Read has returned so far end at a
+// message boundary, at the start of a line, with nothing ready or held: a
+// message written to the same destination now cannot split another.
+func (r *StdioReader) AtBoundary() bool {
+	return r.st == stBoundary && r.Drained() && len(r.held) == 0 && len(r.hdr) == 0
+}
+
 // feed processes p.
 func (r *StdioReader) feed(p []byte) {
 	for len(p) > 0 {

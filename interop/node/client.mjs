@@ -10,6 +10,10 @@
 //
 //	{"sums":[5,42],"responseIds":[1,2,3]}
 //
+// With RPCID_INTEROP_CANCEL=1 in its environment it also calls the tool
+// "wait" between the two and cancels that call after 300 ms ("cancelled":
+// true in the output).
+//
 // sums are the tool's structured results; responseIds are the ids of the
 // responses the SDK received, in order, as JSON values, so the test can tell
 // whether they arrived as sent (numbers) or changed (strings). Progress goes
@@ -74,10 +78,25 @@ async function main() {
   await client.connect(transport);
   progress("connected");
   const sums = [];
+  let cancelled = false;
   for (const args of [
     { a: 2, b: 3 },
     { a: 40, b: 2 },
   ]) {
+    if (args.a === 40 && process.env.RPCID_INTEROP_CANCEL === "1") {
+      // A call of the server's wait tool, cancelled after 300 ms: the SDK
+      // sends notifications/cancelled naming its id.
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(new Error("cancelled by the test")), 300);
+      try {
+        await client.callTool({ name: "wait", arguments: {} }, undefined, { signal: ac.signal });
+        throw new Error("wait returned without being cancelled");
+      } catch (err) {
+        if (!ac.signal.aborted) throw err;
+      }
+      cancelled = true;
+      progress("cancelled a call of wait");
+    }
     const res = await client.callTool({ name: "add", arguments: args });
     if (res.isError) {
       throw new Error(`add(${args.a}, ${args.b}) reported an error: ${JSON.stringify(res.content)}`);
@@ -87,7 +106,7 @@ async function main() {
   }
   await client.close();
   progress("closed");
-  process.stdout.write(JSON.stringify({ sums, responseIds }) + "\n");
+  process.stdout.write(JSON.stringify({ sums, responseIds, cancelled }) + "\n");
 }
 
 main().then(

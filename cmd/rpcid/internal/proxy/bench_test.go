@@ -50,7 +50,7 @@ func BenchmarkProxyStdio(b *testing.B) {
 			var out bytes.Buffer
 			for range b.N {
 				table := &restore.Table{MaxPending: n}
-				io.Copy(io.Discard, recordingReader(table, bytes.NewReader(reqs.Bytes()), 16<<20, lg))
+				io.Copy(io.Discard, recordingReader(table, bytes.NewReader(reqs.Bytes()), 16<<20, lg, nil))
 				out.Reset()
 				io.Copy(&out, restoringReader(table, bytes.NewReader(resps.Bytes()), 16<<20))
 				if st := table.Stats(); st.Restored != n {

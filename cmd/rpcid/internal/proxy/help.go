@@ -8,8 +8,8 @@ import "github.com/rpcid/rpcid/cmd/rpcid/internal/base"
 // Cmd is "rpcid proxy".
 var Cmd = &base.Command{
 	Name: "proxy",
-	UsageLine: "rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL\n" +
-		"       rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]",
+	UsageLine: "rpcid proxy [-listen ADDR] [-remap] [-v] [-max-pending N] [-max-message-size BYTES] URL\n" +
+		"       rpcid proxy [-remap] [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]",
 	Short:     "restore response ids for an unchanged client, over HTTP or stdio",
 	Long:      long,
 	Reference: "docs/proxy.md",
@@ -48,6 +48,8 @@ of its own.
 Flags:
 
   -listen ADDR             HTTP mode: where to listen (default 127.0.0.1:8939)
+  -remap                   send each request with an id of the proxy's own and
+                           answer with the client's exact id (cancels follow)
   -v                       log restored, unmatched and ambiguous ids; a summary
   -max-pending N           request ids remembered at most (default 4096)
   -max-message-size BYTES  larger messages pass unexamined (default 16777216)

@@ -47,6 +47,7 @@ type httpProxy struct {
 	// bodyTimeout is the longest wait for the next byte of a request body
 	// (-body-timeout).
 	bodyTimeout time.Duration
+	remap       bool // -remap
 }
 
 type inboundHostKey struct{}
@@ -181,6 +182,10 @@ func newHTTPProxy(cfg proxyConfig, lg *proxyLog, hosts map[string]bool) *httpPro
 	p.table.OnAmbiguous = lg.ambiguous
 	p.table.OnElsewhere = lg.elsewhere
 	p.table.Budget = restore.NewBudget(cfg.maxBuffered)
+	if cfg.remap {
+		lg.remapTable(p.table)
+	}
+	p.remap = cfg.remap
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      tr,
@@ -434,9 +439,10 @@ func (p *httpProxy) summary() {
 		return
 	}
 	st := p.table.Stats()
-	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched%s",
+	p.log.printf("%s forwarded (%s recorded, %s examined); %s restored, %d unmatched%s%s",
 		proxyCount(p.requests.Load(), "request"), proxyCount(st.Requests, "request id"),
-		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
+		proxyCount(st.Responses, "response id"), proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous),
+		remapNote(p.remap, st))
 }
 
 // allowedHosts returns the Host header values (lower case) that name a proxy

@@ -45,8 +45,8 @@ const defaultBodyTimeout = 30 * time.Second
 
 // proxySynopsis is printed to standard error after a usage error.
 const proxySynopsis = `usage:
-  rpcid proxy [-listen ADDR] [-v] [-max-pending N] [-max-message-size BYTES] URL
-  rpcid proxy [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
+  rpcid proxy [-listen ADDR] [-remap] [-v] [-max-pending N] [-max-message-size BYTES] URL
+  rpcid proxy [-remap] [-v] [-max-pending N] [-max-message-size BYTES] -- COMMAND [ARG ...]
 `
 
 // proxyConfig is a parsed rpcid proxy command line.
@@ -54,6 +54,7 @@ type proxyConfig struct {
 	listen         string
 	listenSet      bool
 	verbose        bool
+	remap          bool // send ids the proxy assigns (see remapLog)
 	maxPending     int
 	maxMessageSize int
 	maxBuffered    int64         // HTTP mode: bytes held in buffers at once, across all requests
@@ -112,6 +113,7 @@ func parseProxyArgs(args []string, stdout, stderr io.Writer) (cfg proxyConfig, c
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.listen, "listen", defaultProxyListen, "")
 	fs.BoolVar(&cfg.verbose, "v", false, "")
+	fs.BoolVar(&cfg.remap, "remap", false, "")
 	fs.IntVar(&cfg.maxPending, "max-pending", httpid.DefaultMaxPending, "")
 	fs.IntVar(&cfg.maxMessageSize, "max-message-size", httpid.DefaultMaxMessageSize, "")
 	fs.Int64Var(&cfg.maxBuffered, "max-buffered", defaultMaxBuffered, "")

@@ -59,6 +59,10 @@ var stdioSignalGrace = 500 * time.Millisecond
 func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig <-chan os.Signal) int {
 	lg := &proxyLog{w: stderr, verbose: cfg.verbose}
 	table := &restore.Table{MaxPending: cfg.maxPending, OnRestore: lg.restored, OnUnmatched: lg.unmatched, OnAmbiguous: lg.ambiguous}
+	if cfg.remap {
+		lg.remapTable(table)
+	}
+	out := &clientOut{w: stdout, boundary: true}
 
 	cmd := exec.Command(cfg.command[0], cfg.command[1:]...)
 	if f, ok := stderr.(*os.File); ok {
@@ -102,7 +106,7 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	received := &lineCounter{r: fromCommand}
 	go func() {
 		in := &writeErr{w: toCommand}
-		io.Copy(in, recordingReader(table, sent, cfg.maxMessageSize, lg))
+		io.Copy(in, recordingReader(table, sent, cfg.maxMessageSize, lg, out.inject))
 		// The client closed its end (or COMMAND stopped reading): COMMAND
 		// sees the end of its input.
 		toCommand.Close()
@@ -121,9 +125,8 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	relayed := make(chan struct{})
 	go func() {
 		defer close(relayed)
-		out := &writeErr{w: stdout}
-		io.Copy(out, restoringReader(table, received, cfg.maxMessageSize))
-		if out.err == nil {
+		werr := copyOut(out, restoringReader(table, received, cfg.maxMessageSize))
+		if werr == nil {
 			return
 		}
 		undelivered.Store(true)
@@ -133,10 +136,10 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 		// unless it ignores the signal), and the end of its input. Nothing
 		// is read and discarded, so a command that writes forever is not
 		// kept alive by the proxy.
-		if errors.Is(out.err, syscall.EPIPE) {
-			lg.verbosef("standard output closed: %v; closing the command's standard output and input", out.err)
+		if errors.Is(werr, syscall.EPIPE) {
+			lg.verbosef("standard output closed: %v; closing the command's standard output and input", werr)
 		} else {
-			lg.printf("cannot write to standard output: %v; closing the command's standard output and input", out.err)
+			lg.printf("cannot write to standard output: %v; closing the command's standard output and input", werr)
 		}
 		outR.Close()
 		toCommand.Close()
@@ -196,9 +199,9 @@ func proxyStdio(cfg proxyConfig, stdin io.Reader, stdout, stderr io.Writer, sig 
 	}
 	if cfg.verbose {
 		st := table.Stats()
-		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched%s",
+		lg.printf("%s (%d from the client, %d from the command); %s restored, %d unmatched%s%s",
 			proxyCount(sent.lines()+received.lines(), "line"), sent.lines(), received.lines(),
-			proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous))
+			proxyCount(st.Restored, "id"), st.Unmatched, ambiguousNote(st.Ambiguous), remapNote(cfg.remap, st))
 	}
 	code := exitStatus(cmd.ProcessState)
 	if code == 0 && undelivered.Load() {
@@ -266,7 +269,29 @@ func (w *writeErr) Write(p []byte) (int, error) {
 // returned. Messages are framed as restore.NewStdioReader finds them: one
 // per line (MCP's stdio transport) or Content-Length framed (LSP's base
 // protocol).
-func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog) io.Reader {
+//
+// With a remapping table (-remap), each message is returned with the ids
+// the table assigned, and its requests stay in flight until answered; a
+// message whose requests do not fit within -max-pending is not sent, and
+// refuse is given the line of error responses that answers it.
+func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog, refuse func([]byte)) io.Reader {
+	if table.Remap {
+		return restore.NewStdioReader(src, max, func(dst, msg []byte) ([]byte, bool) {
+			out, _, text, err := table.AppendRecorded(dst, msg, "")
+			if err == nil {
+				return out, text
+			}
+			if table.OnRefused != nil {
+				table.OnRefused(err)
+			}
+			refuse(append(restore.AppendRefusal(nil, msg, "rpcid proxy: "+err.Error()), '\n'))
+			// The whitespace around the message passes, as fn must.
+			start := len(msg) - len(bytes.TrimLeft(msg, " \t\r\n"))
+			end := len(bytes.TrimRight(msg, " \t\r\n"))
+			dst = append(dst, msg[:start]...)
+			return append(dst, msg[end:]...), text
+		})
+	}
 	return restore.NewStdioReader(src, max, func(dst, msg []byte) ([]byte, bool) {
 		ex, text, err := table.RecordText(msg)
 		if err != nil {
@@ -283,11 +308,11 @@ func recordingReader(table *restore.Table, src io.Reader, max int, lg *proxyLog)
 // of at most max bytes restored from table, framed as recordingReader's are;
 // a Content-Length framed message whose length changed gets its
 // Content-Length rewritten.
-func restoringReader(table *restore.Table, src io.Reader, max int) io.Reader {
+func restoringReader(table *restore.Table, src io.Reader, max int) *restore.StdioReader {
 	return restore.NewStdioReader(src, max, func(dst, msg []byte) ([]byte, bool) {
 		out, _, text := table.AppendRestoredText(dst, msg)
 		return out, text
-	})
+	}).(*restore.StdioReader)
 }
 
 // exitStatus returns the status a shell reports for a process that ended as

@@ -65,6 +65,10 @@ func helperCommand(t *testing.T, mode string) []string {
 //	           input to the end and exits with status
 //	           RPCID_PROXY_HELPER_EXIT (1 when its input does not end within
 //	           3*wait).
+//	echo       writes each line it reads to standard error after "got: ",
+//	           and answers each request but method "hold" with the id
+//	           bytes it received, method "stringify" with them quoted,
+//	           and method "ghost" with id 999.
 //	lsp        stringify over Content-Length framing (LSP's base protocol):
 //	           reads framed requests and answers each with a Content-Type
 //	           and a Content-Length field and a body without LF, or with a
@@ -87,6 +91,8 @@ func TestProxyHelperProcess(t *testing.T) {
 		stringifyServer(os.Stdin, os.Stdout)
 	case "lsp":
 		lspServer(os.Stdin, os.Stdout)
+	case "echo":
+		echoServer(os.Stdin, os.Stdout, os.Stderr)
 	case "nonl":
 		br := bufio.NewReader(os.Stdin)
 		br.ReadString('\n')
