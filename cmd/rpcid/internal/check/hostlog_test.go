@@ -528,3 +528,17 @@ checked 1 file: 0 messages (0 requests, 0 responses, 0 notifications); 3 log lin
 		}
 	}
 }
+
+// A log whose first run ends before it starts (a restart after an earlier
+// run's last line, with timestamps out of order), so that the run in use
+// when the log ends has a table of its own: its unanswered requests are
+// reported from that table, in the order they were sent, with no panic.
+func TestHostLogRestartBeforeFirstLine(t *testing.T) {
+	code, out, errOut := runCmd(t, nil, "check", "testdata/hostlog-restart-before-first-line.log")
+	want := "testdata/hostlog-restart-before-first-line.log:2: error: not JSON at column 56: invalid character at start of value ('}')\n" +
+		"testdata/hostlog-restart-before-first-line.log:4: error: request 0 () was never answered\n" +
+		"testdata/hostlog-restart-before-first-line.log:5: error: request 1 () was never answered\n"
+	if code != 1 || errOut != "" || !strings.HasPrefix(out, want) {
+		t.Errorf("check = %d, stderr %q, stdout\n%s\nwant it to start\n%s", code, errOut, out, want)
+	}
+}

@@ -58,23 +58,31 @@ func (p *mcpSession) idle() bool {
 // POSTs to another host than the GET stream that carries their answers.
 func (s *capture) sessionFor(d *deferredResponse) *mcpSession {
 	key := keyOf(d.id)
-	if _, ok := d.p.t.sides[d.side].get(key); ok || d.id.Kind() == rpcid.KindNull {
+	if _, ok := s.table(d.p).sides[d.side].get(key); ok || d.id.Kind() == rpcid.KindNull {
 		return d.p // pending or answered there
 	}
 	for _, p := range s.sessions {
-		if x, ok := p.t.sides[d.side].get(key); ok && p != d.p && p.t.at(x).flags&fAnswered == 0 {
+		t := s.table(p)
+		if x, ok := t.sides[d.side].get(key); ok && p != d.p && t.at(x).flags&fAnswered == 0 {
 			return p
 		}
 	}
 	return d.p
 }
 
+// table returns the table of MCP session p (nil: the capture's only
+// table). The session in use keeps its live table in s.t; p.t is brought up
+// to date only when another session is put in use (see useSession).
+func (s *capture) table(p *mcpSession) *table {
+	if p == nil || p == s.p {
+		return s.t
+	}
+	return p.t
+}
+
 // request returns request x of MCP session p (nil: the capture's only table).
 func (p *mcpSession) request(s *capture, x ref) *request {
-	if p == nil {
-		return s.t.at(x)
-	}
-	return p.t.at(x)
+	return s.table(p).at(x)
 }
 
 // maxSessions bounds the idle MCP sessions of a HAR (see mcpSession.idle). Parts with
