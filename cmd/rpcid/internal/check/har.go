@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -283,7 +284,7 @@ func (h *harReader) readEntries() error {
 		h.entry++
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			s.invalid(position{entry: h.entry}, "", fmt.Sprintf("not a HAR entry: %v", err))
+			s.invalid(position{entry: h.entry}, "", "not a HAR entry: "+typeErrorText(te))
 			s.badEntries++
 			continue
 		}
@@ -304,6 +305,36 @@ func (h *harReader) readEntries() error {
 	}
 	h.entriesDone = true
 	return nil
+}
+
+// typeErrorText says what te found in a HAR entry, in the terms of JSON and
+// HAR: the member by its path in the entry and the JSON types, never the Go
+// types the entry is decoded into.
+func typeErrorText(te *json.UnmarshalTypeError) string {
+	want := "another type"
+	switch te.Type.Kind() {
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.String:
+		want = "a string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		want = "a number"
+	case reflect.Bool:
+		want = "true or false"
+	}
+	what := "the entry"
+	if te.Field != "" {
+		what = te.Field
+	}
+	found := "a JSON " + te.Value
+	if te.Value == "bool" {
+		found = "true or false"
+	}
+	return fmt.Sprintf("%s is %s, where HAR has %s", what, found, want)
 }
 
 // badValue is bad for an error of a Decode of a whole value.

@@ -341,7 +341,7 @@ func TestHARCutOrBrokenInEntry(t *testing.T) {
 			return fmt.Sprintf("<stdin>: error: not a valid HAR file: it is cut short after entry 1 (the input ends at byte offset %d)\n", len(har))
 		}},
 		{"an entry that is not a HAR entry, then one cut short", head + notHAR + "," + upTo(second, `"response"`), func(har string) string {
-			return "<stdin>:entry 1: error: not a HAR entry: json: cannot unmarshal number into Go struct field harContent.request.postData.text of type string\n" +
+			return "<stdin>:entry 1: error: not a HAR entry: request.postData.text is a JSON number, where HAR has a string\n" +
 				fmt.Sprintf("<stdin>:entry 2: error: not a valid HAR file: it is cut short inside entry 2 (the input ends at byte offset %d)\n", len(har)) +
 				"<stdin>: error: nothing to check: the 1 entry read before the file stops being valid is not a HAR entry\n"
 		}},
