@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -318,5 +320,29 @@ func TestProxyRemapStdioFramed(t *testing.T) {
 	want := fmt.Sprintf("Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(resp), resp)
 	if stdout != want {
 		t.Errorf("stdout %q, want %q", stdout, want)
+	}
+}
+
+// The -v transcript README shows for -remap is what the proxy writes for a
+// request with the id 9007199254740993 through a server that answers it.
+func TestREADMERemapTranscript(t *testing.T) {
+	readme, err := os.ReadFile("../../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)logs each mapping once each way.*?```text\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no text block after \"logs each mapping once each way\"")
+	}
+	cmd := helperCommand(t, "echo")
+	_, _, stderr := runProxyArgs(t, `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`+"\n", append([]string{"-remap", "-v", "--"}, cmd...)...)
+	var got strings.Builder
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if strings.HasPrefix(l, "rpcid proxy: ") && !strings.HasPrefix(l, "rpcid proxy: started") {
+			got.WriteString(l)
+		}
+	}
+	if diff := cmp.Diff(string(m[1]), got.String()); diff != "" {
+		t.Errorf("README's transcript (-README +proxy):\n%s\nwhole stderr:\n%s", diff, stderr)
 	}
 }
