@@ -27,7 +27,10 @@ import (
 // params._meta["io.modelcontextprotocol/subscriptionId"] of each
 // notification on the subscription, and result._meta of the same name in
 // the response that closes it. Each is rewritten, in its direction, when it
-// names a remembered request. Progress tokens (params._meta.progressToken)
+// names a remembered request (a server's cancel only when it names a
+// subscriptions/listen request: any other names a request of the server's).
+// A client's cancel that names no request in flight but whose id the proxy
+// assigned to another is sent naming 0, an id never assigned. Progress tokens (params._meta.progressToken)
 // and task ids are chosen apart from request ids and pass unchanged.
 
 // maxAssigned is the largest id a remapping Table assigns: every id fits in
@@ -37,6 +40,7 @@ const maxAssigned = 1<<31 - 1
 // The MCP names a remapping Table reads.
 const (
 	methodCancelled = "notifications/cancelled"
+	methodListen    = "subscriptions/listen"
 	memberRequestID = "requestId"
 	memberMeta      = "_meta"
 	metaSubscribed  = "io.modelcontextprotocol/subscriptionId"
@@ -121,7 +125,7 @@ func (t *Table) AppendRecorded(dst, data []byte, session string) (out []byte, ex
 			if ex == nil {
 				ex = &Exchange{}
 			}
-			r := &record{id: id, raw: bytes.Clone(raw), ex: ex, session: session}
+			r := &record{id: id, raw: bytes.Clone(raw), ex: ex, session: session, listen: stringIs(m.Method.Bytes(data), methodListen)}
 			ex.recs = append(ex.recs, r)
 			edits = append(edits, edit{span: m.ID, rec: r})
 		case isNotification(m, data) && stringIs(m.Method.Bytes(data), methodCancelled):
@@ -131,6 +135,11 @@ func (t *Table) AppendRecorded(dst, data []byte, session string) (out []byte, ex
 			}
 			if sent := t.cancel(sp.Bytes(data)); sent != nil {
 				edits = append(edits, edit{span: sp, repl: sent})
+			} else if t.assigned(sp.Bytes(data)) {
+				// It names no request in flight, but its id is one the
+				// proxy assigned to another: sent unchanged, it would
+				// cancel that one. 0 is an id the proxy never assigns.
+				edits = append(edits, edit{span: sp, repl: []byte("0")})
 			}
 		}
 	}
@@ -183,10 +192,26 @@ func (t *Table) cancel(raw []byte) []byte {
 	return r.id.AppendJSON(nil)
 }
 
+// assigned reports whether raw is Equal to an id the Table assigned to a
+// request it remembers.
+func (t *Table) assigned(raw []byte) bool {
+	id, err := rpcid.Parse(raw)
+	if err != nil || id.Kind() == rpcid.KindNull {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, sl, ok := t.table.Take(id)
+	if ok {
+		t.put(sl)
+	}
+	return ok
+}
+
 // clientOf returns the client's id for the remembered request sent with the
-// id raw (Equal under the rule), or nil if there is none. The request stays
-// remembered.
-func (t *Table) clientOf(raw []byte) []byte {
+// id raw (Equal under the rule), or nil if there is none; with listenOnly,
+// only for a subscriptions/listen request. The request stays remembered.
+func (t *Table) clientOf(raw []byte, listenOnly bool) []byte {
 	id, err := rpcid.Parse(raw)
 	if err != nil || id.Kind() == rpcid.KindNull {
 		return nil
@@ -198,6 +223,9 @@ func (t *Table) clientOf(raw []byte) []byte {
 		return nil
 	}
 	t.put(sl)
+	if listenOnly && !sl.recs[0].listen {
+		return nil
+	}
 	return sl.recs[0].raw
 }
 
@@ -286,26 +314,33 @@ func (t *Table) remapped(data []byte, m *scan.Message, sent []byte, fn func(star
 			fn(sp.Start, sp.End, sent)
 		}
 	case isNotification(m, data):
-		var spans [2]scan.Span
+		// A server's cancel names a request of its own, except the
+		// cancel that ends a subscription, which names the client's
+		// subscriptions/listen request.
+		type span struct {
+			sp         scan.Span
+			listenOnly bool
+		}
+		var spans [2]span
 		n := 0
 		if stringIs(m.Method.Bytes(data), methodCancelled) {
 			if sp, ok := member(data, m.Params, memberRequestID); ok {
-				spans[n] = sp
+				spans[n] = span{sp, true}
 				n++
 			}
 		}
 		if meta, ok := member(data, m.Params, memberMeta); ok {
 			if sp, ok := member(data, meta, metaSubscribed); ok {
-				spans[n] = sp
+				spans[n] = span{sp, false}
 				n++
 			}
 		}
-		if n == 2 && spans[1].Start < spans[0].Start {
+		if n == 2 && spans[1].sp.Start < spans[0].sp.Start {
 			spans[0], spans[1] = spans[1], spans[0]
 		}
-		for _, sp := range spans[:n] {
-			if c := t.clientOf(sp.Bytes(data)); c != nil && !bytes.Equal(c, sp.Bytes(data)) {
-				fn(sp.Start, sp.End, c)
+		for _, s := range spans[:n] {
+			if c := t.clientOf(s.sp.Bytes(data), s.listenOnly); c != nil && !bytes.Equal(c, s.sp.Bytes(data)) {
+				fn(s.sp.Start, s.sp.End, c)
 			}
 		}
 	}

@@ -207,3 +207,40 @@ func TestRemapEndSession(t *testing.T) {
 		t.Errorf("the request of s2 answered as %s", out)
 	}
 }
+
+// TestRemapCancelsNameTheirOwnRequests: a client's late cancel, naming a
+// request already answered whose id is one the proxy assigned to another
+// request in flight, cannot cancel that one; a server's cancel of a request
+// of its own passes unchanged even when its id is one the proxy assigned,
+// and only a cancel naming a subscriptions/listen request is rewritten.
+func TestRemapCancelsNameTheirOwnRequests(t *testing.T) {
+	tb := &Table{Remap: true}
+	send := func(in, want string) {
+		t.Helper()
+		out, _, _, err := tb.AppendRecorded(nil, []byte(in), "")
+		if err != nil || string(out) != want {
+			t.Errorf("AppendRecorded(%s) = %s, %v; want %s", in, out, err, want)
+		}
+	}
+	recv := func(in, want string) {
+		t.Helper()
+		if out, _ := tb.AppendRestored(nil, []byte(in)); string(out) != want {
+			t.Errorf("AppendRestored(%s) = %s, want %s", in, out, want)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"a"}`, `{"jsonrpc":"2.0","id":1,"method":"a"}`)
+	recv(`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	send(`{"jsonrpc":"2.0","id":"x","method":"b"}`, `{"jsonrpc":"2.0","id":2,"method":"b"}`)
+	// The client cancels its request 2, answered already: sent as 2, the
+	// cancel would name the request "x" is in flight as.
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}`)
+	// The server sends a request of its own with id 2, then cancels it.
+	recv(`{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage"}`, `{"jsonrpc":"2.0","id":2,"method":"sampling/createMessage"}`)
+	recv(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	recv(`{"jsonrpc":"2.0","id":2,"result":{}}`, `{"jsonrpc":"2.0","id":"x","result":{}}`)
+	if tb.Len() != 0 {
+		t.Errorf("Len = %d, want 0", tb.Len())
+	}
+}

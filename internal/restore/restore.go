@@ -168,6 +168,7 @@ type record struct {
 	session string        // the MCP session it was sent in, or ""
 	elem    *list.Element // in Table.orphans once the exchange ended unanswered
 	done    bool          // answered or dropped: no longer in the table
+	listen  bool          // a subscriptions/listen request (Remap), which the server's cancel may name
 	// short holds raw when it is short, and self is the backing array of
 	// its slot's records while it is the only one: the common case then
 	// costs no allocations of its own.
