@@ -60,19 +60,7 @@ func TestRemap(t *testing.T) {
 // not requests pass unchanged.
 func TestRemapDuplicatesAndCancel(t *testing.T) {
 	tb := &Table{Remap: true}
-	send := func(in, want string) {
-		t.Helper()
-		out, _, _, err := tb.AppendRecorded(nil, []byte(in), "")
-		if err != nil || string(out) != want {
-			t.Errorf("AppendRecorded(%s) = %s, %v; want %s", in, out, err, want)
-		}
-	}
-	recv := func(in, want string) {
-		t.Helper()
-		if out, _ := tb.AppendRestored(nil, []byte(in)); string(out) != want {
-			t.Errorf("AppendRestored(%s) = %s, want %s", in, out, want)
-		}
-	}
+	send, recv := sendRecv(t, tb)
 	send(`[{"jsonrpc":"2.0","id":77,"method":"a"},{"jsonrpc":"2.0","id":77,"method":"b"}]`,
 		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"method":"b"}]`)
 	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"x","requestId":77.0}}`,
@@ -215,19 +203,7 @@ func TestRemapEndSession(t *testing.T) {
 // and only a cancel naming a subscriptions/listen request is rewritten.
 func TestRemapCancelsNameTheirOwnRequests(t *testing.T) {
 	tb := &Table{Remap: true}
-	send := func(in, want string) {
-		t.Helper()
-		out, _, _, err := tb.AppendRecorded(nil, []byte(in), "")
-		if err != nil || string(out) != want {
-			t.Errorf("AppendRecorded(%s) = %s, %v; want %s", in, out, err, want)
-		}
-	}
-	recv := func(in, want string) {
-		t.Helper()
-		if out, _ := tb.AppendRestored(nil, []byte(in)); string(out) != want {
-			t.Errorf("AppendRestored(%s) = %s, want %s", in, out, want)
-		}
-	}
+	send, recv := sendRecv(t, tb)
 	send(`{"jsonrpc":"2.0","id":2,"method":"a"}`, `{"jsonrpc":"2.0","id":1,"method":"a"}`)
 	recv(`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":2,"result":{}}`)
 	send(`{"jsonrpc":"2.0","id":"x","method":"b"}`, `{"jsonrpc":"2.0","id":2,"method":"b"}`)
@@ -243,4 +219,24 @@ func TestRemapCancelsNameTheirOwnRequests(t *testing.T) {
 	if tb.Len() != 0 {
 		t.Errorf("Len = %d, want 0", tb.Len())
 	}
+}
+
+// sendRecv returns checks of tb: send records a client message and wants
+// the bytes sent on; recv restores a server message and wants the bytes
+// the client gets.
+func sendRecv(t *testing.T, tb *Table) (send, recv func(in, want string)) {
+	send = func(in, want string) {
+		t.Helper()
+		out, _, _, err := tb.AppendRecorded(nil, []byte(in), "")
+		if err != nil || string(out) != want {
+			t.Errorf("AppendRecorded(%s) = %s, %v; want %s", in, out, err, want)
+		}
+	}
+	recv = func(in, want string) {
+		t.Helper()
+		if out, _ := tb.AppendRestored(nil, []byte(in)); string(out) != want {
+			t.Errorf("AppendRestored(%s) = %s, want %s", in, out, want)
+		}
+	}
+	return send, recv
 }
